@@ -1,0 +1,29 @@
+"""Errors a user can act on. The CLI prints `str(error)` on one line and exits with `exit_code`."""
+
+from __future__ import annotations
+
+
+class AlayaError(Exception):
+    """A problem with the user's input, data or environment (exit code 1, no traceback)."""
+
+    exit_code = 1
+
+
+class InputError(AlayaError):
+    """Input that cannot be ingested or understood: malformed JSON, unknown format, bad ids."""
+
+
+class ConfigError(AlayaError):
+    """config.json has an unknown key or a bad value."""
+
+
+class NotFoundError(AlayaError):
+    """A card, session or file that was asked for does not exist."""
+
+
+class LockTimeoutError(AlayaError):
+    """The data directory lock could not be had in time."""
+
+
+class NotInitializedError(AlayaError):
+    """The data directory has no memory store yet."""
