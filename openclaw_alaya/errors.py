@@ -9,8 +9,10 @@ class AlayaError(Exception):
     exit_code = 1
 
 
-class InputError(AlayaError):
-    """Input that cannot be ingested or understood: malformed JSON, unknown format, bad ids."""
+class InputError(AlayaError, ValueError):
+    """Input that cannot be ingested or understood: malformed JSON, unknown format, bad ids.
+
+    Also a ValueError, so pydantic validators that raise it report it as a validation error."""
 
 
 class ConfigError(AlayaError):

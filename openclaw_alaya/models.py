@@ -12,6 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
+from .errors import InputError
+
 # Ids end up in file names and Cypher parameters: keep them boring. A leading
 # alphanumeric rules out "..", "-x" and hidden files; no "/" rules out traversal.
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@+-]{0,127}$")
@@ -38,10 +40,10 @@ CARD_TYPES: dict[str, str] = {
 
 
 def check_id(value: str, what: str) -> str:
-    """Raise ValueError (turned into a one-line user error) for ids that are unsafe to store."""
+    """Refuse ids that are unsafe to store (InputError is a ValueError, so pydantic accepts it)."""
     if not isinstance(value, str) or not ID_PATTERN.match(value):
         shown = repr(value)[:60]
-        raise ValueError(
+        raise InputError(
             f"invalid {what} {shown}: use 1-128 letters, digits or . _ : @ + -, starting with a letter or digit"
         )
     return value

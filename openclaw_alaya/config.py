@@ -1,0 +1,109 @@
+"""The whole configuration as one pydantic model, stored as `config.json` in the data directory.
+
+Unknown keys are an error (a typo must not silently fall back to a default), and every error
+names the key, e.g. `config.json: recall.rrf_k: Input should be a valid integer`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .errors import ConfigError
+from .fsutil import atomic_write
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class EmbeddingConfig(_Section):
+    provider: str = "hash"
+    dimensions: int = Field(1024, ge=16, le=8192)
+
+
+class TemperatureConfig(_Section):
+    hot_threshold: float = Field(0.7, ge=0, le=1)
+    warm_threshold: float = Field(0.3, ge=0, le=1)
+    half_life_days: float = Field(30.0, gt=0)
+    hot_limit: int = Field(500, ge=0)
+
+
+class DistillConfig(_Section):
+    llm_provider: str = "heuristic"
+    max_cards_per_session: int = Field(200, ge=1)
+
+
+class HDistanceWeights(_Section):
+    """How far a recalled card is from what was asked: semantic gap, hops taken, relation fit."""
+
+    semantic: float = Field(0.5, ge=0)
+    hops: float = Field(0.3, ge=0)
+    relation: float = Field(0.2, ge=0)
+
+
+class RecallConfig(_Section):
+    top_k: int = Field(10, ge=1, le=200)
+    candidates: int = Field(50, ge=1, le=1000)
+    rrf_k: int = Field(60, ge=1)
+    fts_weight: float = Field(1.0, ge=0)
+    vector_weight: float = Field(1.0, ge=0)
+    default_depth: int = Field(1, ge=0, le=5)
+    max_depth: int = Field(3, ge=0, le=5)
+    expand_per_hop: int = Field(20, ge=0)
+    hop_decay: float = Field(0.5, gt=0, le=1)
+    h_weights: HDistanceWeights = Field(default_factory=HDistanceWeights)
+
+
+class IntrospectConfig(_Section):
+    consolidate_threshold: float = Field(0.92, ge=0, le=1)
+    similar_threshold: float = Field(0.7, ge=0, le=1)
+
+
+class LoggingConfig(_Section):
+    level: str = Field("WARNING", pattern="^(DEBUG|INFO|WARNING|ERROR)$")
+    file: str | None = None
+
+
+class LockConfig(_Section):
+    timeout_seconds: float = Field(30.0, gt=0)
+
+
+class Config(_Section):
+    embedding: EmbeddingConfig = Field(default_factory=EmbeddingConfig)
+    temperature: TemperatureConfig = Field(default_factory=TemperatureConfig)
+    distill: DistillConfig = Field(default_factory=DistillConfig)
+    recall: RecallConfig = Field(default_factory=RecallConfig)
+    introspect: IntrospectConfig = Field(default_factory=IntrospectConfig)
+    logging: LoggingConfig = Field(default_factory=LoggingConfig)
+    lock: LockConfig = Field(default_factory=LockConfig)
+
+    @classmethod
+    def load(cls, path: Path) -> "Config":
+        """Read config.json; a missing file means defaults."""
+        if not path.exists():
+            return cls()
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ConfigError(f"{path}: not valid JSON ({exc})") from None
+        if not isinstance(raw, dict):
+            raise ConfigError(f"{path}: expected a JSON object")
+        try:
+            return cls.model_validate(raw)
+        except ValidationError as exc:
+            raise ConfigError(f"{path}: {_first_problem(exc)}") from None
+
+    def save(self, path: Path) -> None:
+        atomic_write(path, self.model_dump_json(indent=2) + "\n")
+
+
+def _first_problem(exc: ValidationError) -> str:
+    """One line that names the key, e.g. `recall.topk: unknown key`."""
+    error = exc.errors()[0]
+    key = ".".join(str(part) for part in error["loc"]) or "(top level)"
+    message = "unknown key" if error["type"] == "extra_forbidden" else error["msg"]
+    more = len(exc.errors()) - 1
+    return f"{key}: {message}" + (f" (and {more} more)" if more else "")

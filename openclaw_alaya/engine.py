@@ -1,0 +1,390 @@
+"""`Alaya`: the memory engine behind the CLI and the Python API.
+
+Every operation follows DESIGN.md §2: parse and compute outside the lock, take the shared lock
+to read or the exclusive lock to apply, open Kuzu inside the lock and close it before release,
+and write L3 → L2 → L1 in that order.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from datetime import datetime, timezone
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ValidationError
+
+from .config import Config
+from .datadir import DataDir, resolve_data_dir
+from .errors import InputError, NotFoundError
+from .formats import parse_session
+from .fsutil import append_line
+from .graph_store import GraphStore
+from .locking import StoreLock
+from .models import CARD_TYPES, CORE_RELATIONS, Card, DistillResult, RecallResult, Session, SourceRef, TraceResult, check_id
+from .providers import make_distiller, make_embedder
+from .raw_store import RawStore
+from .relations import expand_link, is_custom, normalise_relation, relation_description
+
+if TYPE_CHECKING:
+    from .embedding import Embedder
+    from .vector_store import VectorStore
+
+_CARD_NAMESPACE = uuid.UUID("6f1c2a4e-6a6f-4c1a-9d55-616c61796121")
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+class IngestResult(BaseModel):
+    session_id: str
+    new_turns: int
+    total_turns: int
+    path: str
+
+
+class DistillReport(BaseModel):
+    sessions: int = 0
+    cards: int = 0
+    links: int = 0
+
+
+class LinkResult(BaseModel):
+    src: str
+    dst: str
+    rel: str
+    custom: bool
+    edges: int
+
+
+class Alaya:
+    """Long-term memory over one data directory. Cheap to construct; nothing opens until used."""
+
+    def __init__(self, data_dir: str | Path | None = None, *, config: Config | None = None) -> None:
+        self.dirs = DataDir(resolve_data_dir(data_dir))
+        self._config = config
+
+    # --- wiring ---------------------------------------------------------------------------
+
+    @cached_property
+    def config(self) -> Config:
+        return self._config or Config.load(self.dirs.config)
+
+    @cached_property
+    def lock(self) -> StoreLock:
+        return StoreLock(self.dirs.root, self.config.lock.timeout_seconds)
+
+    @cached_property
+    def raw(self) -> RawStore:
+        return RawStore(self.dirs.root)
+
+    @cached_property
+    def embedder(self) -> "Embedder":
+        return make_embedder(self.config)
+
+    @cached_property
+    def index(self) -> "VectorStore":
+        from .vector_store import VectorStore
+
+        store = VectorStore(self.dirs.lancedb, self.embedder.id, self.embedder.dim)
+        store.check_embedder()
+        return store
+
+    def graph(self, *, write: bool) -> GraphStore:
+        return GraphStore(self.dirs.graph, read_only=not write)
+
+    # --- init -----------------------------------------------------------------------------
+
+    def init(self) -> Path:
+        """Create the data directory, config, graph schema and index. Safe to run again."""
+        self.dirs.create()
+        if not self.dirs.config.exists():
+            (self._config or Config()).save(self.dirs.config)
+        rows = [{"name": name, "description": relation_description(name)} for name in CORE_RELATIONS]
+        vectors = self.embedder.embed([row["description"] for row in rows])
+        with self.lock.write("init"):
+            with self.graph(write=True) as graph:
+                graph.create_schema()
+            self.index.create()
+            self.index.upsert_relations(rows, vectors)
+        return self.dirs.root
+
+    # --- ingest ---------------------------------------------------------------------------
+
+    def ingest(
+        self,
+        source: str | Path | bytes | Session,
+        *,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        include_tools: bool = False,
+    ) -> IngestResult:
+        """Store a session's new turns in L3 and its Session node in L2. Nothing is distilled yet."""
+        self.dirs.require()
+        session = self._parse(source, agent_id=agent_id, session_id=session_id, include_tools=include_tools)
+        with self.lock.write(f"ingest {session.id}"):
+            merged, new_turns = self.raw.merge(session)
+            stored = None if new_turns else self.raw.find(merged.id)
+            path = stored or self.raw.write(merged)
+            with self.graph(write=True) as graph:
+                known = graph.get_session(merged.id) or {}
+                graph.upsert_session(
+                    {
+                        "id": merged.id,
+                        "agent_id": merged.agent_id,
+                        "started_at": merged.started_at,
+                        "ingested_at": now_iso(),
+                        "path": str(path),
+                        "title": merged.title,
+                        "source_format": merged.source_format,
+                        "turn_count": len(merged.turns),
+                        "distilled_turns": known.get("distilled_turns") or 0,
+                        "last_card": known.get("last_card"),
+                    }
+                )
+        return IngestResult(session_id=merged.id, new_turns=len(new_turns), total_turns=len(merged.turns), path=str(path))
+
+    def _parse(self, source: Any, **options: Any) -> Session:
+        if isinstance(source, Session):
+            return source.model_copy(update={k: v for k, v in options.items() if k != "include_tools" and v})
+        if isinstance(source, bytes):
+            return parse_session(source, source_name="<stdin>", **options)
+        path = Path(source)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise InputError(f"{path}: no such file") from None
+        except IsADirectoryError:
+            raise InputError(f"{path}: is a directory, expected a session file") from None
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+        return parse_session(data, source_name=str(path), **options)
+
+    # --- distill --------------------------------------------------------------------------
+
+    def pending_sessions(self) -> list[dict[str, Any]]:
+        with self.lock.read("distill (finding pending sessions)"):
+            with self.graph(write=False) as graph:
+                sessions = graph.sessions()
+        return [s for s in sessions if (s["distilled_turns"] or 0) < (s["turn_count"] or 0)]
+
+    def distill(self, session_id: str | None = None) -> DistillReport:
+        """Turn undistilled turns into cards, links and index rows."""
+        self.dirs.require()
+        pending = self.pending_sessions()
+        if session_id is not None:
+            check_id(session_id, "session id")
+            pending = [s for s in pending if s["id"] == session_id]
+        distiller = make_distiller(self.config)
+        report = DistillReport()
+        for row in pending:
+            session = self.raw.load(row["id"])
+            if session is None:
+                continue
+            start = row["distilled_turns"] or 0
+            result = distiller.distill(session, start)
+            cards = self._cards_from(session, result)
+            vectors = self.embedder.embed([_index_text(card) for card in cards]) if cards else None
+            links = self._apply_distilled(session, start, cards, result, vectors)
+            report.sessions += 1
+            report.cards += len(cards)
+            report.links += links
+        return report
+
+    def _cards_from(self, session: Session, result: DistillResult) -> list[Card]:
+        stamp = now_iso()
+        limit = self.config.distill.max_cards_per_session
+        return [
+            Card(
+                id=card_id(session.id, draft.key),
+                title=draft.title,
+                content=draft.content,
+                type=draft.type,
+                tags=draft.tags,
+                entities=draft.entities,
+                importance=draft.importance,
+                scope=session.agent_id,
+                sources=[SourceRef(session_id=session.id, turn_ids=draft.turn_ids)],
+                created_at=stamp,
+                updated_at=stamp,
+                valid_from=draft.valid_from,
+            )
+            for draft in result.cards[:limit]
+        ]
+
+    def _apply_distilled(
+        self, session: Session, start: int, cards: list[Card], result: DistillResult, vectors: Any
+    ) -> int:
+        """Apply one session's distillation under the write lock: L3 contexts, L2, then L1."""
+        ids = {draft.key: card_id(session.id, draft.key) for draft in result.cards}
+        stamp = now_iso()
+        turns_by_id = {turn.id: turn for turn in session.turns}
+        with self.lock.write(f"distill {session.id}"):
+            with self.graph(write=True) as graph:
+                current = graph.get_session(session.id) or {}
+                if (current.get("distilled_turns") or 0) != start:
+                    return 0  # another process distilled these turns meanwhile
+                for card in cards:
+                    turn_ids = card.sources[0].turn_ids
+                    self.raw.write_context(card.id, session.id, [turns_by_id[t] for t in turn_ids if t in turns_by_id])
+                graph.upsert_cards(cards)
+                graph.link_to_sessions(
+                    [{"card": c.id, "session": session.id, "turns": c.sources[0].turn_ids} for c in cards]
+                )
+                chain = ([current["last_card"]] if current.get("last_card") else []) + [c.id for c in cards]
+                links = [
+                    link
+                    for a, b in zip(chain, chain[1:])
+                    for link in expand_link(a, b, "TEMPORAL_NEXT", 1.0, stamp)
+                ]
+                links += [
+                    link
+                    for draft in result.links
+                    if draft.src in ids and draft.dst in ids and draft.src != draft.dst
+                    for link in expand_link(ids[draft.src], ids[draft.dst], normalise_relation(draft.rel), draft.weight, stamp)
+                ]
+                graph.add_links(links)
+                graph.upsert_session({**current, "distilled_turns": len(session.turns), "last_card": chain[-1] if chain else None})
+            if cards:
+                self.index.upsert_cards([_index_row(card) for card in cards], vectors)
+        return len(links)
+
+    # --- recall / trace -------------------------------------------------------------------
+
+    def recall(
+        self,
+        query: str | None = None,
+        *,
+        concepts: list[str] | None = None,
+        relations: list[str] | None = None,
+        depth: int | None = None,
+        from_nodes: list[str] | None = None,
+        budget: int | None = None,
+        scope: str | None = None,
+        top_k: int | None = None,
+    ) -> RecallResult:
+        """Find cards by meaning and words, then walk the graph; a read, never a write to L2."""
+        from .recall import RecallRequest, Recaller
+
+        self.dirs.require()
+        try:
+            request = RecallRequest(
+                query=query,
+                concepts=concepts or [],
+                relations=[normalise_relation(r) for r in relations or []],
+                depth=depth,
+                from_nodes=[check_id(n, "card id") for n in from_nodes or []],
+                budget=budget,
+                scope=check_id(scope, "scope") if scope else None,
+                top_k=top_k,
+            )
+        except (ValidationError, ValueError) as exc:
+            raise InputError(f"recall: {_first_error(exc)}") from None
+        recaller = Recaller(self.config.recall, self.embedder)
+        with self.lock.read("recall"):
+            with self.graph(write=False) as graph:
+                result = recaller.run(request, graph, self.index)
+        self._log_access([node.card_id for node in result.nodes])
+        return result
+
+    def _log_access(self, card_ids: list[str]) -> None:
+        """Recall stays a read: usage goes to an append-only log that introspect folds in."""
+        if card_ids:
+            append_line(self.dirs.access_log, json.dumps({"ts": time.time(), "cards": card_ids}))
+
+    def trace(self, card: str) -> TraceResult:
+        """The turns a card came from, in their sessions, with a little context around them."""
+        from .trace import build_trace
+
+        self.dirs.require()
+        check_id(card, "card id")
+        with self.lock.read("trace"):
+            with self.graph(write=False) as graph:
+                found = graph.get_cards([card]).get(card)
+                if found is None:
+                    raise NotFoundError(f"no card {card!r}")
+                sessions = {s.session_id: graph.get_session(s.session_id) for s in found.sources}
+        return build_trace(found, sessions, self.raw)
+
+    # --- link / schema / status -----------------------------------------------------------
+
+    def link(self, src: str, dst: str, rel: str, *, weight: float = 1.0) -> LinkResult:
+        """A relation the agent or user found; unknown names become custom relations."""
+        self.dirs.require()
+        check_id(src, "card id")
+        check_id(dst, "card id")
+        if src == dst:
+            raise InputError("a card cannot be linked to itself")
+        name = normalise_relation(rel)
+        vector = self.embedder.embed([relation_description(name)]) if is_custom(name) else None
+        with self.lock.write(f"link {src} {name} {dst}"):
+            with self.graph(write=True) as graph:
+                missing = [c for c in (src, dst) if c not in graph.get_cards([src, dst])]
+                if missing:
+                    raise NotFoundError(f"no card {missing[0]!r}")
+                links = expand_link(src, dst, name, weight, now_iso())
+                graph.add_links(links)
+            if vector is not None:
+                self.index.upsert_relations([{"name": name, "description": relation_description(name)}], vector)
+        return LinkResult(src=src, dst=dst, rel=name, custom=is_custom(name), edges=len(links))
+
+    def schema(self) -> dict[str, Any]:
+        """Relation names (core and custom in use, with counts) and card types."""
+        self.dirs.require()
+        with self.lock.read("schema"):
+            with self.graph(write=False) as graph:
+                counts = graph.relation_counts()
+        relations = [
+            {"name": name, "description": text, "core": True, "count": counts.get(name, 0)}
+            for name, text in CORE_RELATIONS.items()
+        ]
+        relations += [
+            {"name": name, "description": "custom relation", "core": False, "count": n}
+            for name, n in sorted(counts.items())
+            if name not in CORE_RELATIONS
+        ]
+        node_types = [{"name": name, "description": text} for name, text in CARD_TYPES.items()]
+        return {"relations": relations, "node_types": node_types}
+
+    def status(self) -> dict[str, Any]:
+        self.dirs.require()
+        with self.lock.read("status"):
+            with self.graph(write=False) as graph:
+                counts = graph.counts()
+                pending = sum(
+                    1 for s in graph.sessions() if (s["distilled_turns"] or 0) < (s["turn_count"] or 0)
+                )
+            indexed = self.index.card_count()
+        return {
+            "data_dir": str(self.dirs.root),
+            **counts,
+            "pending_sessions": pending,
+            "indexed_cards": indexed,
+            "embedder": self.embedder.id,
+            "distiller": self.config.distill.llm_provider,
+        }
+
+
+def _first_error(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        error = exc.errors()[0]
+        return f"{'.'.join(str(p) for p in error['loc'])}: {error['msg']}"
+    return str(exc)
+
+
+def card_id(session_id: str, key: str) -> str:
+    """Deterministic: re-distilling the same turns gives the same card ids."""
+    return "card-" + str(uuid.uuid5(_CARD_NAMESPACE, session_id + "\x00" + key))
+
+
+def _index_text(card: Card) -> str:
+    """What the index sees of a card: its words, tags and entity names."""
+    return "\n".join([card.title, card.content, " ".join(card.tags), " ".join(card.entities)])
+
+
+def _index_row(card: Card) -> dict[str, str]:
+    return {"id": card.id, "text": _index_text(card), "scope": card.scope, "type": card.type}

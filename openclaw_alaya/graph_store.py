@@ -1,0 +1,223 @@
+"""L2: the card graph in Kuzu (`graph.kuzu`).
+
+A GraphStore is opened inside the data directory lock and closed before the lock is released
+(DESIGN.md §2): read-only under the shared lock, read-write under the exclusive one. Card and
+Session nodes, core relation tables, and one CUSTOM table whose `type` names the relation.
+"""
+
+from __future__ import annotations
+
+import importlib.util  # noqa: F401  (kuzu scans Python objects through importlib.util)
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import kuzu
+
+from .models import CORE_RELATIONS, Card, Link, SourceRef
+
+CARD_RELATIONS = [r for r in CORE_RELATIONS if r != "EXTRACTED_FROM"]
+CUSTOM = "CUSTOM"
+_BUFFER_POOL_BYTES = 512 * 1024 * 1024
+
+_SCHEMA = [
+    "CREATE NODE TABLE IF NOT EXISTS Card(id STRING PRIMARY KEY, title STRING, content STRING,"
+    " type STRING, tags STRING[], entities STRING[], importance DOUBLE, scope STRING,"
+    " sources STRING, created_at STRING, updated_at STRING, valid_from STRING,"
+    " valid_until STRING, temperature DOUBLE, tier STRING, access_count INT64,"
+    " last_accessed STRING)",
+    "CREATE NODE TABLE IF NOT EXISTS Session(id STRING PRIMARY KEY, agent_id STRING,"
+    " started_at STRING, ingested_at STRING, path STRING, title STRING, source_format STRING,"
+    " turn_count INT64, distilled_turns INT64, last_card STRING)",
+    "CREATE NODE TABLE IF NOT EXISTS Entity(name STRING PRIMARY KEY)",
+    *[
+        f"CREATE REL TABLE IF NOT EXISTS {rel}(FROM Card TO Card, weight DOUBLE, created_at STRING)"
+        for rel in CARD_RELATIONS
+    ],
+    f"CREATE REL TABLE IF NOT EXISTS {CUSTOM}(FROM Card TO Card, type STRING, weight DOUBLE,"
+    " created_at STRING)",
+    "CREATE REL TABLE IF NOT EXISTS EXTRACTED_FROM(FROM Card TO Session, turn_ids STRING[])",
+    "CREATE REL TABLE IF NOT EXISTS MENTIONS(FROM Card TO Entity)",
+]
+
+_CARD_TYPES = {
+    "id": "STRING", "title": "STRING", "content": "STRING", "type": "STRING", "tags": "STRING[]",
+    "entities": "STRING[]", "importance": "DOUBLE", "scope": "STRING", "sources": "STRING",
+    "created_at": "STRING", "updated_at": "STRING", "valid_from": "STRING", "valid_until": "STRING",
+    "temperature": "DOUBLE", "tier": "STRING", "access_count": "INT64", "last_accessed": "STRING",
+}
+_SESSION_TYPES = {
+    "id": "STRING", "agent_id": "STRING", "started_at": "STRING", "ingested_at": "STRING",
+    "path": "STRING", "title": "STRING", "source_format": "STRING", "turn_count": "INT64",
+    "distilled_turns": "INT64", "last_card": "STRING",
+}
+_CARD_FIELDS = list(_CARD_TYPES)
+_SESSION_FIELDS = list(_SESSION_TYPES)
+assert set(_CARD_FIELDS) == set(Card.model_fields)
+
+
+def _assignments(var: str, source: str, types: dict[str, str], fields: list[str]) -> str:
+    """`n.f = CAST(r.f AS T), …`: the casts let Kuzu bind parameters that are null."""
+    return ", ".join(f"{var}.{f} = CAST({source}.{f} AS {types[f]})" for f in fields)
+
+
+class GraphStore:
+    """One open Kuzu database. Use as a context manager so it is always closed in the lock."""
+
+    def __init__(self, path: Path, *, read_only: bool) -> None:
+        self._db = kuzu.Database(str(path), read_only=read_only, buffer_pool_size=_BUFFER_POOL_BYTES)
+        self._conn = kuzu.Connection(self._db)
+
+    def __enter__(self) -> "GraphStore":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._conn.close()
+        self._db.close()
+
+    def create_schema(self) -> None:
+        for statement in _SCHEMA:
+            self._conn.execute(statement)
+
+    def _rows(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
+        return self._conn.execute(query, params or {}).get_all()
+
+    # --- sessions -------------------------------------------------------------------------
+
+    def upsert_session(self, row: dict[str, Any]) -> None:
+        sets = _assignments("s", "r", _SESSION_TYPES, _SESSION_FIELDS[1:])
+        self._conn.execute(f"UNWIND $rows AS r MERGE (s:Session {{id: r.id}}) SET {sets}", {"rows": [row]})
+
+    def get_session(self, session_id: str) -> dict[str, Any] | None:
+        fields = ", ".join(f"s.{f}" for f in _SESSION_FIELDS)
+        rows = self._rows(f"MATCH (s:Session {{id: $id}}) RETURN {fields}", {"id": session_id})
+        return dict(zip(_SESSION_FIELDS, rows[0])) if rows else None
+
+    def sessions(self) -> list[dict[str, Any]]:
+        fields = ", ".join(f"s.{f}" for f in _SESSION_FIELDS)
+        return [dict(zip(_SESSION_FIELDS, r)) for r in self._rows(f"MATCH (s:Session) RETURN {fields} ORDER BY s.id")]
+
+    # --- cards ----------------------------------------------------------------------------
+
+    def upsert_cards(self, cards: list[Card]) -> None:
+        """MERGE by id: content fields are replaced, usage fields kept for existing cards."""
+        if not cards:
+            return
+        rows = [_card_row(card) for card in cards]
+        usage = {"created_at", "temperature", "tier", "access_count", "last_accessed"}
+        on_create = _assignments("c", "r", _CARD_TYPES, _CARD_FIELDS[1:])
+        on_match = _assignments("c", "r", _CARD_TYPES, [f for f in _CARD_FIELDS[1:] if f not in usage])
+        self._conn.execute(
+            f"UNWIND $rows AS r MERGE (c:Card {{id: r.id}}) ON CREATE SET {on_create} ON MATCH SET {on_match}",
+            {"rows": rows},
+        )
+        mentions = [{"card": c.id, "name": e} for c in cards for e in c.entities]
+        if mentions:
+            self._conn.execute(
+                "UNWIND $rows AS r MERGE (:Entity {name: r.name})", {"rows": mentions}
+            )
+            self._conn.execute(
+                "UNWIND $rows AS r MATCH (c:Card {id: r.card}), (e:Entity {name: r.name})"
+                " MERGE (c)-[:MENTIONS]->(e)",
+                {"rows": mentions},
+            )
+
+    def get_cards(self, ids: Iterable[str]) -> dict[str, Card]:
+        ids = list(dict.fromkeys(ids))
+        if not ids:
+            return {}
+        fields = ", ".join(f"c.{f}" for f in _CARD_FIELDS)
+        rows = self._rows(f"MATCH (c:Card) WHERE c.id IN $ids RETURN {fields}", {"ids": ids})
+        cards = [_card_from_row(dict(zip(_CARD_FIELDS, row))) for row in rows]
+        return {card.id: card for card in cards}
+
+    def card_ids_mentioning(self, names: list[str]) -> list[str]:
+        """Cards linked to any of these entity names (case-insensitive)."""
+        rows = self._rows(
+            "MATCH (c:Card)-[:MENTIONS]->(e:Entity) WHERE lower(e.name) IN $names RETURN DISTINCT c.id",
+            {"names": [n.lower() for n in names]},
+        )
+        return [r[0] for r in rows]
+
+    # --- links ----------------------------------------------------------------------------
+
+    def add_links(self, links: list[Link]) -> None:
+        by_table: dict[str, list[dict[str, Any]]] = {}
+        for link in links:
+            table = link.rel if link.rel in CARD_RELATIONS else CUSTOM
+            by_table.setdefault(table, []).append(link.model_dump())
+        for table, rows in by_table.items():
+            match = "MATCH (a:Card {id: r.src}), (b:Card {id: r.dst})"
+            if table == CUSTOM:
+                merge = f"MERGE (a)-[e:{CUSTOM} {{type: r.rel}}]->(b)"
+            else:
+                merge = f"MERGE (a)-[e:{table}]->(b)"
+            self._conn.execute(
+                f"UNWIND $rows AS r {match} {merge} ON CREATE SET e.weight = r.weight, e.created_at = r.created_at",
+                {"rows": rows},
+            )
+
+    def link_to_sessions(self, rows: list[dict[str, Any]]) -> None:
+        """EXTRACTED_FROM edges; rows are {card, session, turns}."""
+        if rows:
+            self._conn.execute(
+                "UNWIND $rows AS r MATCH (c:Card {id: r.card}), (s:Session {id: r.session})"
+                " MERGE (c)-[e:EXTRACTED_FROM]->(s) SET e.turn_ids = r.turns",
+                {"rows": rows},
+            )
+
+    def neighbours(self, ids: list[str], relations: list[str] | None) -> list[tuple[str, str, str, float]]:
+        """(from id, relation name, to id, weight) for card-card edges touching `ids`, both directions."""
+        if not ids:
+            return []
+        rows = self._rows(
+            "MATCH (a:Card)-[e]-(b:Card) WHERE a.id IN $ids"
+            " RETURN a.id, label(e), e.type, b.id, e.weight",
+            {"ids": ids},
+        )
+        wanted = set(relations) if relations else None
+        seen: set[tuple[str, str, str]] = set()
+        result = []
+        for src, label, custom_type, dst, weight in rows:
+            rel = custom_type if label == CUSTOM else label
+            if (wanted is not None and rel not in wanted) or (src, rel, dst) in seen:
+                continue
+            seen.add((src, rel, dst))
+            result.append((src, rel, dst, float(weight if weight is not None else 1.0)))
+        return result
+
+    # --- counts ---------------------------------------------------------------------------
+
+    def counts(self) -> dict[str, int]:
+        cards = self._rows("MATCH (c:Card) RETURN count(c)")[0][0]
+        sessions = self._rows("MATCH (s:Session) RETURN count(s)")[0][0]
+        links = self._rows("MATCH (:Card)-[e]->(:Card) RETURN count(e)")[0][0]
+        entities = self._rows("MATCH (e:Entity) RETURN count(e)")[0][0]
+        return {"sessions": sessions, "cards": cards, "links": links, "entities": entities}
+
+    def relation_counts(self) -> dict[str, int]:
+        rows = self._rows("MATCH (:Card)-[e]->(:Card) RETURN label(e), e.type, count(*)")
+        counts: dict[str, int] = {}
+        for label, custom_type, n in rows:
+            if label == "MENTIONS":
+                continue
+            name = custom_type if label == CUSTOM else label
+            counts[name] = counts.get(name, 0) + n
+        return counts
+
+
+def _card_row(card: Card) -> dict[str, Any]:
+    row = card.model_dump()
+    row["sources"] = json.dumps([s.model_dump() for s in card.sources], ensure_ascii=False)
+    return row
+
+
+def _card_from_row(row: dict[str, Any]) -> Card:
+    row["sources"] = [SourceRef(**s) for s in json.loads(row["sources"] or "[]")]
+    row["tags"] = row["tags"] or []
+    row["entities"] = row["entities"] or []
+    return Card(**row)

@@ -1,0 +1,255 @@
+"""Recall as navigation (DESIGN.md §5): find entry cards by words and meaning, walk the chosen
+relations, and tell the caller how far each card is from what was asked (`h_distance`) and
+which relations lead further (`explorable`).
+
+Scoring, in short:
+- entry cards: reciprocal-rank fusion of full-text (BM25), vector and entity-name matches,
+  normalised so the best possible entry scores 1;
+- a card reached over an edge inherits its parent's score × `hop_decay` × edge weight ×
+  how well the relation fits the question;
+- `h_distance` = weighted mean of (1 − semantic closeness), hops taken / depth, and
+  (1 − relation fit); 0 is "exactly what was asked", 1 is "far away".
+No model is called: the only embedding is the query's own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from .config import RecallConfig
+from .embedding import Embedder
+from .errors import NotFoundError
+from .graph_store import GraphStore
+from .models import Card, Explorable, RecallNode, RecallResult
+from .text import estimate_tokens
+from .vector_store import VectorStore
+
+SHARED_SCOPE = "shared"
+_SUPERSEDED_PENALTY = 0.5
+
+
+class RecallRequest(BaseModel):
+    query: str | None = None
+    concepts: list[str] = Field(default_factory=list)
+    relations: list[str] = Field(default_factory=list)
+    depth: int | None = Field(None, ge=0, le=5)
+    from_nodes: list[str] = Field(default_factory=list)
+    budget: int | None = Field(None, ge=1)
+    scope: str | None = None
+    top_k: int | None = Field(None, ge=1)
+
+    @property
+    def text(self) -> str:
+        """The words the caller is looking for: the query, else the concepts."""
+        return (self.query or " ".join(self.concepts)).strip()
+
+
+@dataclass
+class _Hit:
+    card_id: str
+    score: float
+    hops: int = 0
+    rel: str | None = None
+    rel_fit: float = 1.0
+    parents: list[str] = field(default_factory=list)
+
+
+class Recaller:
+    def __init__(self, config: RecallConfig, embedder: Embedder) -> None:
+        self.config = config
+        self.embedder = embedder
+
+    def run(self, request: RecallRequest, graph: GraphStore, index: VectorStore) -> RecallResult:
+        scopes = [request.scope, SHARED_SCOPE] if request.scope else None
+        text = request.text
+        query_vec = self.embedder.embed([text])[0] if text else None
+        depth = self._depth(request)
+
+        if request.from_nodes:
+            known = graph.get_cards(request.from_nodes)
+            unknown = [n for n in request.from_nodes if n not in known]
+            if unknown:
+                raise NotFoundError(f"no card {unknown[0]!r} (from_nodes)")
+            entries = {n: _Hit(n, 1.0) for n in request.from_nodes}
+            hits = self._expand(entries, graph, request, max(depth, 1), query_vec, index)
+            for n in request.from_nodes:
+                hits.pop(n, None)  # navigation returns where you can go, not where you are
+        else:
+            entries = self._entries(request, text, query_vec, graph, index, scopes)
+            hits = self._expand(entries, graph, request, depth, query_vec, index) if depth else entries
+
+        cards = graph.get_cards(hits)
+        hits = {cid: hit for cid, hit in hits.items() if cid in cards and _in_scope(cards[cid], request.scope)}
+        for cid, hit in hits.items():
+            if cards[cid].valid_until:
+                hit.score *= _SUPERSEDED_PENALTY
+        ranked = sorted(hits.values(), key=lambda h: (-h.score, h.hops, h.card_id))
+        reference = self._reference_vector(query_vec, request, index)
+        closeness = self._closeness(reference, [h.card_id for h in ranked], index)
+        nodes = self._take(ranked, cards, closeness, depth, request)
+        explorable = self._explorable(nodes, graph, reference, index)
+        avg = round(sum(n.h_distance for n in nodes) / len(nodes), 4) if nodes else 0.0
+        return RecallResult(nodes=nodes, explorable=explorable, h_distance_avg=avg)
+
+    # --- entry points ---------------------------------------------------------------------
+
+    def _depth(self, request: RecallRequest) -> int:
+        if request.depth is not None:
+            return min(request.depth, self.config.max_depth)
+        structured = bool(request.relations or request.concepts or request.from_nodes)
+        return self.config.default_depth if structured else 0
+
+    def _entries(self, request, text, query_vec, graph, index, scopes) -> dict[str, _Hit]:
+        """Fuse every ranked list (RRF) into one entry score per card."""
+        n = self.config.candidates
+        lists: list[tuple[float, list[str]]] = []
+        phrases = [text] + [c for c in request.concepts if c.strip() and c.strip() != text]
+        for phrase in phrases:
+            lists.append((self.config.fts_weight, [cid for cid, _ in index.text_search(phrase, n, scopes)]))
+            vec = query_vec if phrase == text else self.embedder.embed([phrase])[0]
+            if vec is not None and float(np.abs(vec).sum()) > 0:
+                lists.append((self.config.vector_weight, [cid for cid, _ in index.vector_search(vec, n, scopes)]))
+        if request.concepts:
+            lists.append((self.config.fts_weight, graph.card_ids_mentioning(request.concepts)[:n]))
+        k = self.config.rrf_k
+        best = sum(weight for weight, ranked in lists if ranked) / (k + 1) or 1.0
+        fused: dict[str, float] = {}
+        for weight, ranked in lists:
+            for rank, cid in enumerate(ranked):
+                fused[cid] = fused.get(cid, 0.0) + weight / (k + rank + 1)
+        return {cid: _Hit(cid, score / best) for cid, score in fused.items()}
+
+    # --- graph walk -----------------------------------------------------------------------
+
+    def _expand(self, entries, graph, request, depth, query_vec, index) -> dict[str, _Hit]:
+        """Breadth-first along the chosen relations from the best entries, up to `depth` hops."""
+        hits = dict(entries)
+        wanted = request.relations or None
+        rel_vectors = index.relation_vectors() if query_vec is not None else {}
+        frontier = sorted(entries.values(), key=lambda h: -h.score)[: self.config.top_k]
+        for hop in range(1, depth + 1):
+            edges = graph.neighbours([h.card_id for h in frontier], wanted)
+            by_parent = {h.card_id: h for h in frontier}
+            reached: dict[str, _Hit] = {}
+            for src, rel, dst, weight in edges:
+                parent = by_parent[src]
+                fit = 1.0 if wanted else _relation_fit(rel, query_vec, rel_vectors, unknown=0.5)
+                score = parent.score * self.config.hop_decay * weight * (0.5 + 0.5 * fit)
+                current = hits.get(dst) or reached.get(dst)
+                if current is None or (current.hops == hop and score > current.score):
+                    reached[dst] = _Hit(dst, score, hop, rel, fit, [src])
+            reached = dict(sorted(reached.items(), key=lambda kv: -kv[1].score)[: self.config.expand_per_hop])
+            hits.update(reached)
+            frontier = list(reached.values())
+            if not frontier:
+                break
+        return hits
+
+    # --- distances ------------------------------------------------------------------------
+
+    def _reference_vector(self, query_vec, request, index) -> np.ndarray | None:
+        """What closeness is measured against: the query, else where the caller stands."""
+        if query_vec is not None:
+            return query_vec
+        if request.from_nodes:
+            vectors = list(index.vectors_for(request.from_nodes).values())
+            if vectors:
+                mean = np.mean(vectors, axis=0)
+                norm = float(np.linalg.norm(mean))
+                return mean / norm if norm else None
+        return None
+
+    def _closeness(self, reference, ids: list[str], index) -> dict[str, float]:
+        """Cosine to the reference, rescaled so the closest candidate is 1 (hash vectors are
+        sparse and absolute cosines small; the relative gap is what tells near from far)."""
+        if reference is None or not ids:
+            return {}
+        vectors = index.vectors_for(ids[: self.config.candidates])
+        sims = {cid: max(0.0, float(np.dot(vec, reference))) for cid, vec in vectors.items()}
+        top = max(sims.values(), default=0.0)
+        return {cid: (s / top if top else 0.0) for cid, s in sims.items()}
+
+    def _h_distance(self, hit: _Hit, closeness: float | None, depth: int) -> float:
+        w = self.config.h_weights
+        semantic_gap = 1.0 - (closeness if closeness is not None else hit.score)
+        hop_part = hit.hops / max(depth, 1)
+        rel_gap = 1.0 - hit.rel_fit if hit.hops else 0.0
+        total = w.semantic + w.hops + w.relation or 1.0
+        return round((w.semantic * semantic_gap + w.hops * hop_part + w.relation * rel_gap) / total, 4)
+
+    # --- output ---------------------------------------------------------------------------
+
+    def _take(self, ranked: list[_Hit], cards: dict[str, Card], closeness, depth, request) -> list[RecallNode]:
+        """Best first, until top_k cards or the token budget is used up."""
+        limit = request.top_k or (self.config.candidates if request.budget else self.config.top_k)
+        nodes: list[RecallNode] = []
+        used = 0
+        for hit in ranked[:limit]:
+            card = cards[hit.card_id]
+            content = card.content
+            cost = estimate_tokens(card.title) + estimate_tokens(content)
+            if request.budget is not None and used + cost > request.budget:
+                if nodes:
+                    break
+                content = _truncate_to(content, request.budget - estimate_tokens(card.title))
+                cost = estimate_tokens(card.title) + estimate_tokens(content)
+                if cost > request.budget:
+                    break
+            used += cost
+            nodes.append(
+                RecallNode(
+                    card_id=card.id,
+                    title=card.title,
+                    content=content,
+                    score=round(hit.score, 4),
+                    h_distance=self._h_distance(hit, closeness.get(card.id), depth),
+                    matched_rel=hit.rel,
+                    rel_similarity=round(hit.rel_fit if hit.hops else 1.0, 4),
+                    type=card.type,
+                    tags=card.tags,
+                    tier=card.tier,
+                    sources=card.sources,
+                )
+            )
+        return nodes
+
+    def _explorable(self, nodes, graph, reference, index) -> list[Explorable]:
+        """Relations that lead from the returned cards to cards not yet returned."""
+        returned = {n.card_id for n in nodes}
+        counts: dict[str, set[str]] = {}
+        for _src, rel, dst, _w in graph.neighbours(list(returned), None):
+            if dst not in returned:
+                counts.setdefault(rel, set()).add(dst)
+        rel_vectors = index.relation_vectors() if reference is not None and counts else {}
+        found = [
+            Explorable(rel=rel, count=len(targets), rel_sim_to_query=round(_relation_fit(rel, reference, rel_vectors), 4))
+            for rel, targets in counts.items()
+        ]
+        return sorted(found, key=lambda e: (-e.rel_sim_to_query, -e.count, e.rel))
+
+
+def _relation_fit(rel: str, query_vec, rel_vectors: dict[str, np.ndarray], unknown: float = 0.0) -> float:
+    """Cosine of the relation's embedding to the query; `unknown` when there is no query."""
+    vec = rel_vectors.get(rel)
+    if query_vec is None:
+        return unknown
+    if vec is None:
+        return 0.0
+    return max(0.0, float(np.dot(vec, query_vec)))
+
+
+def _in_scope(card: Card, scope: str | None) -> bool:
+    return scope is None or card.scope in (scope, SHARED_SCOPE)
+
+
+def _truncate_to(text: str, budget: int) -> str:
+    """Cut text to roughly `budget` tokens, on a word boundary when there is one."""
+    if budget <= 0:
+        return ""
+    while text and estimate_tokens(text + "…") > budget:
+        cut = text[: max(1, int(len(text) * 0.8))]
+        text = cut.rsplit(" ", 1)[0] if " " in cut[-40:] else cut
+    return text + "…" if text else ""

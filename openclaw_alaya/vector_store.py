@@ -1,0 +1,173 @@
+"""L1: LanceDB tables under `lancedb/`: card vectors with a native full-text index (`icu`
+tokenizer, so Chinese, Japanese and Korean are segmented offline), and relation embeddings.
+
+`import lancedb` costs about a second, so this module is imported only where L1 is used.
+The embedder that filled the index is recorded beside it; a different one is refused.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import lancedb
+import numpy as np
+import pyarrow as pa
+from lancedb.index import FTS
+
+from .errors import AlayaError
+from .fsutil import atomic_write
+
+CARDS = "cards"
+RELATIONS = "relations"
+_META = "index.json"
+
+
+def _cards_schema(dim: int) -> pa.Schema:
+    return pa.schema(
+        [
+            pa.field("id", pa.string()),
+            pa.field("text", pa.string()),
+            pa.field("scope", pa.string()),
+            pa.field("type", pa.string()),
+            pa.field("vector", pa.list_(pa.float32(), dim)),
+        ]
+    )
+
+
+def _relations_schema(dim: int) -> pa.Schema:
+    return pa.schema(
+        [
+            pa.field("name", pa.string()),
+            pa.field("description", pa.string()),
+            pa.field("vector", pa.list_(pa.float32(), dim)),
+        ]
+    )
+
+
+class VectorStore:
+    """The L1 index. Writes happen under the data directory's write lock (DESIGN.md §2)."""
+
+    def __init__(self, path: Path, embedder_id: str, dim: int) -> None:
+        self.path = path
+        self.embedder_id = embedder_id
+        self.dim = dim
+        self._db = lancedb.connect(str(path), read_consistency_interval=timedelta(0))
+        self._tables: dict[str, Any] = {}
+
+    # --- setup ----------------------------------------------------------------------------
+
+    def create(self) -> None:
+        """Create empty tables and the FTS index, and record which embedder fills them."""
+        existing = set(self._table_names())
+        if CARDS not in existing:
+            table = self._db.create_table(CARDS, schema=_cards_schema(self.dim))
+            table.create_index("text", config=FTS(base_tokenizer="icu"))
+        if RELATIONS not in existing:
+            self._db.create_table(RELATIONS, schema=_relations_schema(self.dim))
+        if not (self.path / _META).exists():
+            atomic_write(self.path / _META, json.dumps({"embedder": self.embedder_id, "dim": self.dim}))
+        self.check_embedder()
+
+    def check_embedder(self) -> None:
+        """Refuse to mix vectors from two embedders in one index."""
+        try:
+            meta = json.loads((self.path / _META).read_text())
+        except (OSError, ValueError):
+            return
+        if meta.get("embedder") != self.embedder_id or meta.get("dim") != self.dim:
+            raise AlayaError(
+                f"{self.path}: the index was built with embedder {meta.get('embedder')} "
+                f"({meta.get('dim')} dims) but config asks for {self.embedder_id} ({self.dim} dims); "
+                "set embedding back in config.json or rebuild the index with the new embedder"
+            )
+
+    def _table_names(self) -> list[str]:
+        listing = self._db.list_tables()
+        return list(getattr(listing, "tables", listing))
+
+    def _table(self, name: str):
+        if name not in self._tables:
+            self._tables[name] = self._db.open_table(name)
+        return self._tables[name]
+
+    # --- cards ----------------------------------------------------------------------------
+
+    def upsert_cards(self, rows: list[dict[str, Any]], vectors: np.ndarray) -> None:
+        """Insert or replace card rows (id, text, scope, type) with their vectors: one commit."""
+        if not rows:
+            return
+        data = [dict(row, vector=vectors[i].astype(np.float32)) for i, row in enumerate(rows)]
+        table = self._table(CARDS)
+        (
+            table.merge_insert("id")
+            .when_matched_update_all()
+            .when_not_matched_insert_all()
+            .execute(pa.Table.from_pylist(data, schema=_cards_schema(self.dim)))
+        )
+
+    def delete_cards(self, ids: list[str]) -> None:
+        if ids:
+            self._table(CARDS).delete(f"id IN ({_sql_list(ids)})")
+
+    def card_count(self) -> int:
+        return self._table(CARDS).count_rows()
+
+    def vector_search(self, vector: np.ndarray, limit: int, scopes: list[str] | None = None) -> list[tuple[str, float]]:
+        """(card id, cosine similarity) best first."""
+        query = self._table(CARDS).search(vector.astype(np.float32), query_type="vector").metric("cosine")
+        if scopes:
+            query = query.where(f"scope IN ({_sql_list(scopes)})", prefilter=True)
+        rows = query.limit(limit).select(["id", "_distance"]).to_list()
+        return [(row["id"], 1.0 - float(row["_distance"])) for row in rows]
+
+    def text_search(self, text: str, limit: int, scopes: list[str] | None = None) -> list[tuple[str, float]]:
+        """(card id, BM25 score) best first; empty when the text has no searchable words."""
+        if not text.strip():
+            return []
+        query = self._table(CARDS).search(text, query_type="fts")
+        if scopes:
+            query = query.where(f"scope IN ({_sql_list(scopes)})", prefilter=True)
+        try:
+            rows = query.limit(limit).select(["id", "_score"]).to_list()
+        except (ValueError, RuntimeError):  # a query of only stop words or operators
+            return []
+        return [(row["id"], float(row["_score"])) for row in rows]
+
+    def vectors_for(self, ids: list[str]) -> dict[str, np.ndarray]:
+        if not ids:
+            return {}
+        rows = (
+            self._table(CARDS)
+            .search()
+            .where(f"id IN ({_sql_list(ids)})")
+            .select(["id", "vector"])
+            .limit(len(ids))
+            .to_list()
+        )
+        return {row["id"]: np.asarray(row["vector"], dtype=np.float32) for row in rows}
+
+    # --- relations ------------------------------------------------------------------------
+
+    def upsert_relations(self, rows: list[dict[str, str]], vectors: np.ndarray) -> None:
+        if not rows:
+            return
+        data = [dict(row, vector=vectors[i].astype(np.float32)) for i, row in enumerate(rows)]
+        (
+            self._table(RELATIONS)
+            .merge_insert("name")
+            .when_matched_update_all()
+            .when_not_matched_insert_all()
+            .execute(pa.Table.from_pylist(data, schema=_relations_schema(self.dim)))
+        )
+
+    def relation_vectors(self) -> dict[str, np.ndarray]:
+        rows = self._table(RELATIONS).search().select(["name", "vector"]).limit(100_000).to_list()
+        return {row["name"]: np.asarray(row["vector"], dtype=np.float32) for row in rows}
+
+
+def _sql_list(values: list[str]) -> str:
+    """Quote string literals for a Lance SQL filter (ids are validated, quotes doubled anyway)."""
+    return ", ".join("'" + v.replace("'", "''") + "'" for v in values)
