@@ -1,0 +1,116 @@
+// Plugin configuration: `plugins.entries.openclaw-alaya.config` (api.pluginConfig).
+// OpenClaw validates it against openclaw.plugin.json; this module still never throws and
+// falls back to defaults (with a warning) so a bad value cannot break an agent turn.
+import { homedir } from "node:os";
+
+export const CAPTURE_HOOKS = ["agent_end", "before_reset", "session_end", "before_compaction"];
+
+export const DEFAULTS = Object.freeze({
+  command: ["alaya"],
+  dataDir: undefined,
+  startTimeoutMs: 4000,
+  captureTimeoutMs: 8000,
+  budgetTokens: 1200,
+  injectEnabled: true,
+  captureEnabled: true,
+  captureOn: CAPTURE_HOOKS,
+});
+
+/** Split a command string like a (small) shell would: whitespace, '…', "…", backslash escapes. */
+export function splitCommand(text) {
+  const out = [];
+  let cur = "";
+  let inWord = false;
+  let quote = null;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (quote) {
+      if (ch === quote) quote = null;
+      else if (ch === "\\" && quote === '"' && i + 1 < text.length) cur += text[++i];
+      else cur += ch;
+    } else if (ch === "'" || ch === '"') {
+      quote = ch;
+      inWord = true;
+    } else if (ch === "\\" && i + 1 < text.length) {
+      cur += text[++i];
+      inWord = true;
+    } else if (/\s/.test(ch)) {
+      if (inWord) out.push(cur);
+      cur = "";
+      inWord = false;
+    } else {
+      cur += ch;
+      inWord = true;
+    }
+  }
+  if (quote) throw new Error(`unterminated quote in command ${JSON.stringify(text)}`);
+  if (inWord) out.push(cur);
+  return out;
+}
+
+export function expandHome(p) {
+  if (typeof p !== "string") return p;
+  if (p === "~") return homedir();
+  if (p.startsWith("~/")) return homedir() + p.slice(1);
+  return p;
+}
+
+function positiveInt(value, fallback, name, warn, { min = 1, max = Infinity } = {}) {
+  if (value === undefined || value === null) return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < min || n > max) {
+    warn(`config ${name}=${JSON.stringify(value)} is invalid; using ${fallback}`);
+    return fallback;
+  }
+  return Math.floor(n);
+}
+
+/**
+ * Resolve api.pluginConfig into a complete, frozen config object.
+ * @param {object|undefined} raw
+ * @param {(msg: string) => void} [warn]
+ */
+export function resolveConfig(raw, warn = () => {}) {
+  const cfg = raw && typeof raw === "object" ? raw : {};
+  let command = DEFAULTS.command;
+  try {
+    if (Array.isArray(cfg.command)) {
+      if (cfg.command.length > 0 && cfg.command.every((s) => typeof s === "string" && s.length > 0)) {
+        command = cfg.command.slice();
+      } else {
+        warn(`config command must be a non-empty array of non-empty strings; using ${JSON.stringify(DEFAULTS.command)}`);
+      }
+    } else if (typeof cfg.command === "string" && cfg.command.trim()) {
+      command = splitCommand(cfg.command.trim());
+    } else if (cfg.command !== undefined) {
+      warn(`config command has an unsupported type; using ${JSON.stringify(DEFAULTS.command)}`);
+    }
+  } catch (err) {
+    warn(`config command: ${err.message}; using ${JSON.stringify(DEFAULTS.command)}`);
+    command = DEFAULTS.command;
+  }
+  command = [expandHome(command[0]), ...command.slice(1)];
+
+  let captureOn = DEFAULTS.captureOn;
+  if (Array.isArray(cfg.captureOn)) {
+    const unknown = cfg.captureOn.filter((h) => !CAPTURE_HOOKS.includes(h));
+    if (unknown.length) warn(`config captureOn: ignoring unknown hooks ${JSON.stringify(unknown)}`);
+    captureOn = CAPTURE_HOOKS.filter((h) => cfg.captureOn.includes(h));
+  }
+
+  return Object.freeze({
+    command: Object.freeze(command),
+    dataDir: typeof cfg.dataDir === "string" && cfg.dataDir.trim() ? expandHome(cfg.dataDir.trim()) : undefined,
+    startTimeoutMs: positiveInt(cfg.startTimeoutMs, DEFAULTS.startTimeoutMs, "startTimeoutMs", warn, { min: 100 }),
+    captureTimeoutMs: positiveInt(cfg.captureTimeoutMs, DEFAULTS.captureTimeoutMs, "captureTimeoutMs", warn, { min: 100 }),
+    budgetTokens: positiveInt(cfg.budgetTokens, DEFAULTS.budgetTokens, "budgetTokens", warn, { min: 0 }),
+    injectEnabled: cfg.injectEnabled !== false,
+    captureEnabled: cfg.captureEnabled !== false,
+    captureOn: Object.freeze(captureOn),
+  });
+}
+
+/** argv for `alaya [--data-dir DIR] <args…>`. */
+export function alayaArgv(cfg, args) {
+  return [...cfg.command, ...(cfg.dataDir ? ["--data-dir", cfg.dataDir] : []), ...args];
+}

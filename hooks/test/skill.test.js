@@ -1,0 +1,58 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const CANONICAL = join(repo, "skills", "alaya", "SKILL.md");
+const COPY = join(repo, "SKILL.md");
+
+test("top-level SKILL.md is an exact copy of skills/alaya/SKILL.md (the canonical source)", () => {
+  assert.equal(
+    readFileSync(COPY, "utf8"),
+    readFileSync(CANONICAL, "utf8"),
+    "run: cp skills/alaya/SKILL.md SKILL.md",
+  );
+});
+
+test("skill frontmatter: name, description, requires bins alaya, uv install of openclaw-alaya", () => {
+  const text = readFileSync(CANONICAL, "utf8");
+  const m = /^---\n([\s\S]*?)\n---\n/.exec(text);
+  assert.ok(m, "frontmatter");
+  const fm = m[1];
+  assert.match(fm, /^name: alaya$/m);
+  assert.match(fm, /^description: ".+"$/m);
+  // metadata block: JSON5 (trailing commas) — strip them and parse as JSON.
+  const meta = fm.slice(fm.indexOf("metadata:") + "metadata:".length).replace(/,(\s*[}\]])/g, "$1");
+  const oc = JSON.parse(meta).openclaw;
+  assert.deepEqual(oc.requires.bins, ["alaya"]);
+  assert.deepEqual(oc.install[0], {
+    id: "uv",
+    kind: "uv",
+    package: "openclaw-alaya",
+    bins: ["alaya"],
+    label: "Install openclaw-alaya (uv)",
+  });
+  for (const word of ["CAUSES", "CAUSED_BY", "DEPENDS_ON", "SIMILAR_TO", "CONTRADICTS", "TEMPORAL_NEXT", "EXTRACTED_FROM",
+    "alaya schema --relations", "--node-types", "--from-nodes", "h_distance_avg", "explorable", "alaya trace", "alaya link", "untrusted"]) {
+    assert.ok(text.includes(word), `skill mentions ${word}`);
+  }
+});
+
+test("hook pack HOOK.md declares its events and requires bins alaya", () => {
+  const text = readFileSync(join(repo, "hooks", "alaya-capture", "HOOK.md"), "utf8");
+  const fm = /^---\n([\s\S]*?)\n---\n/.exec(text)[1];
+  assert.match(fm, /^name: alaya-capture$/m);
+  const meta = fm.slice(fm.indexOf("metadata:") + "metadata:".length).replace(/,(\s*[}\]])/g, "$1");
+  const oc = JSON.parse(meta).openclaw;
+  assert.deepEqual(oc.events.slice(0, 2), ["command:new", "command:reset"]);
+  assert.deepEqual(oc.requires.bins, ["alaya"]);
+});
+
+test("cron.example.json is valid and runs `alaya cron run --once`", () => {
+  const cron = JSON.parse(readFileSync(join(repo, "cron.example.json"), "utf8"));
+  const text = JSON.stringify(cron);
+  assert.ok(text.includes("alaya cron run --once"));
+  assert.ok(text.includes("0 */4 * * *") && text.includes("30 3 * * *"));
+});
