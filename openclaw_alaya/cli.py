@@ -22,6 +22,7 @@ _MAX_STDIN_BYTES = 50 * 1024 * 1024
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    os.umask(0o077)  # memories are private: every file the stores create is owner-only
     try:
         return args.handler(args)
     except AlayaError as exc:

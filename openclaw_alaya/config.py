@@ -46,10 +46,15 @@ class HDistanceWeights(_Section):
 
 class RecallConfig(_Section):
     top_k: int = Field(10, ge=1, le=200)
-    candidates: int = Field(50, ge=1, le=1000)
-    rrf_k: int = Field(60, ge=1)
+    # Fusion settings measured on the LoCoMo dev split (bench/locomo.py): a k of 10 and a
+    # half-weight vector arm beat 60 / 1:1, where hash vectors pull fusion below FTS alone.
+    candidates: int = Field(100, ge=1, le=1000)
+    rrf_k: int = Field(10, ge=1)
     fts_weight: float = Field(1.0, ge=0)
-    vector_weight: float = Field(1.0, ge=0)
+    vector_weight: float = Field(0.5, ge=0)
+    # Signed hashing leaves unrelated texts at a cosine of about ±0.05: below this a vector
+    # "match" is noise and must not become an entry card.
+    min_vector_similarity: float = Field(0.1, ge=-1, le=1)
     default_depth: int = Field(1, ge=0, le=5)
     max_depth: int = Field(3, ge=0, le=5)
     expand_per_hop: int = Field(20, ge=0)

@@ -11,8 +11,15 @@ FILE_MODE = 0o600
 
 
 def ensure_dir(path: Path) -> Path:
-    """Create `path` (and parents) owner-only; leave existing directories as they are."""
-    path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+    """Create `path` and any missing parents owner-only (mkdir's `mode` covers only the last
+    level); existing directories are left as they are."""
+    missing = []
+    current = path
+    while not current.exists():
+        missing.append(current)
+        current = current.parent
+    for folder in reversed(missing):
+        folder.mkdir(mode=DIR_MODE, exist_ok=True)
     return path
 
 

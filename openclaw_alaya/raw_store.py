@@ -118,7 +118,7 @@ class RawStore:
         """
         path = self.find(session.id) or self._new_path(session)
         payload = json.dumps(session.model_dump(), indent=1, ensure_ascii=False)
-        self._ensure_private(path.parent)
+        ensure_dir(path.parent)
         atomic_write(path, payload + "\n")
         atomic_write(path.with_suffix(".md"), render_markdown(session))
         self._update_index(session.id, path)
@@ -160,7 +160,7 @@ class RawStore:
                 for sid, ts in contexts.items()
             ],
         }
-        self._ensure_private(path.parent)
+        ensure_dir(path.parent)
         atomic_write(path, json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
         return path
 
@@ -180,16 +180,6 @@ class RawStore:
             raise AlayaError(f"card context {path} is damaged: {_first_line(exc)}") from None
 
     # ------------------------------------------------------------------ internals
-
-    def _ensure_private(self, folder: Path) -> None:
-        """Create `folder` one level at a time from the data dir, each owner-only.
-
-        (Path.mkdir(parents=True) gives intermediate folders the default umask mode, so a
-        single ensure_dir would leave raw/ and raw/sessions/ world-readable.)"""
-        ensure_dir(self.root)
-        current = self.root
-        for part in folder.relative_to(self.root).parts:
-            current = ensure_dir(current / part)
 
     def _context_path(self, card_id: str) -> Path:
         return self.contexts_dir / f"{card_id}.json"
@@ -239,7 +229,7 @@ class RawStore:
             if index.get(session_id) == rel:
                 return
             index[session_id] = rel
-        self._ensure_private(self.sessions_dir)
+        ensure_dir(self.sessions_dir)
         atomic_write(self.index_path, json.dumps(index, indent=1, sort_keys=True) + "\n")
 
 

@@ -111,7 +111,9 @@ class Recaller:
             lists.append((self.config.fts_weight, [cid for cid, _ in index.text_search(phrase, n, scopes)]))
             vec = query_vec if phrase == text else self.embedder.embed([phrase])[0]
             if vec is not None and float(np.abs(vec).sum()) > 0:
-                lists.append((self.config.vector_weight, [cid for cid, _ in index.vector_search(vec, n, scopes)]))
+                matches = index.vector_search(vec, n, scopes)
+                floor = self.config.min_vector_similarity
+                lists.append((self.config.vector_weight, [cid for cid, sim in matches if sim >= floor]))
         if request.concepts:
             lists.append((self.config.fts_weight, graph.card_ids_mentioning(request.concepts)[:n]))
         k = self.config.rrf_k
@@ -138,8 +140,8 @@ class Recaller:
                 parent = by_parent[src]
                 fit = 1.0 if wanted else _relation_fit(rel, query_vec, rel_vectors, unknown=0.5)
                 score = parent.score * self.config.hop_decay * weight * (0.5 + 0.5 * fit)
-                current = hits.get(dst) or reached.get(dst)
-                if current is None or (current.hops == hop and score > current.score):
+                current = reached.get(dst) or hits.get(dst)
+                if current is None or score > current.score:  # the best path to a card wins
                     reached[dst] = _Hit(dst, score, hop, rel, fit, [src])
             reached = dict(sorted(reached.items(), key=lambda kv: -kv[1].score)[: self.config.expand_per_hop])
             hits.update(reached)
@@ -183,12 +185,19 @@ class Recaller:
     # --- output ---------------------------------------------------------------------------
 
     def _take(self, ranked: list[_Hit], cards: dict[str, Card], closeness, depth, request) -> list[RecallNode]:
-        """Best first, until top_k cards or the token budget is used up."""
+        """Best first, until top_k cards or the token budget is used up. A card whose source
+        turns are all cited by better-ranked cards adds nothing new and is skipped."""
         limit = request.top_k or (self.config.candidates if request.budget else self.config.top_k)
         nodes: list[RecallNode] = []
+        cited: set[tuple[str, str]] = set()
         used = 0
-        for hit in ranked[:limit]:
+        for hit in ranked:
+            if len(nodes) >= limit:
+                break
             card = cards[hit.card_id]
+            turns = {(s.session_id, t) for s in card.sources for t in s.turn_ids}
+            if turns and turns <= cited:
+                continue
             content = card.content
             cost = estimate_tokens(card.title) + estimate_tokens(content)
             if request.budget is not None and used + cost > request.budget:
@@ -199,6 +208,7 @@ class Recaller:
                 if cost > request.budget:
                     break
             used += cost
+            cited |= turns
             nodes.append(
                 RecallNode(
                     card_id=card.id,

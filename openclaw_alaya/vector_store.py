@@ -64,7 +64,9 @@ class VectorStore:
         existing = set(self._table_names())
         if CARDS not in existing:
             table = self._db.create_table(CARDS, schema=_cards_schema(self.dim))
-            table.create_index("text", config=FTS(base_tokenizer="icu"))
+            table.create_index(
+                "text", config=FTS(base_tokenizer="icu", stem=True, remove_stop_words=True, ascii_folding=True)
+            )
         if RELATIONS not in existing:
             self._db.create_table(RELATIONS, schema=_relations_schema(self.dim))
         if not (self.path / _META).exists():

@@ -1,0 +1,174 @@
+"""Retrieval benchmark on the LoCoMo development split, through the product.
+
+    .venv/bin/python bench/locomo.py [--dataset ../shared/datasets/locomo-dev.json]
+
+Each LoCoMo session is ingested as one session (turn id = dia_id, name = speaker, session date
+as timestamp) into a fresh data directory per conversation, distilled with the configured
+(default: offline) distiller, and each question of categories 1–4 is asked through `recall`.
+The returned cards are walked in rank order, counting content tokens (characters / 4) until
+the budget; we report the share of the question's evidence turns that the taken cards cite
+(evidence @500/@1000/@2000) and the share of the gold answer's content words present in the
+text taken within 1000 tokens (answer words @1000). Definitions: shared/datasets/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from datetime import datetime
+from pathlib import Path
+
+from openclaw_alaya import Alaya
+from openclaw_alaya.models import Session, Turn
+
+BUDGETS = (500, 1000, 2000)
+ANSWER_BUDGET = 1000
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+DEFAULT_DATASET = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "locomo-dev.json"
+# A plain English stop list for the answer-words metric (the metric's, not the product's).
+STOP = set(
+    "a an the and or but if of at by for with about against between into through during before after"
+    " above below to from up down in out on off over under again further then once here there when where"
+    " why how all any both each few more most other some such no nor not only own same so than too very"
+    " s t can will just don should now i me my myself we our ours ourselves you your yours yourself"
+    " yourselves he him his himself she her hers herself it its itself they them their theirs themselves"
+    " what which who whom this that these those am is are was were be been being have has had having do"
+    " does did doing would could".split()
+)
+
+
+def parse_date(text: str) -> str | None:
+    """'1:56 pm on 8 May, 2023' → ISO timestamp."""
+    try:
+        return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").isoformat()
+    except ValueError:
+        return None
+
+
+def sessions_of(conversation: dict, sample_id: str) -> list[Session]:
+    keys = sorted(
+        (k for k in conversation if re.fullmatch(r"session_\d+", k)), key=lambda k: int(k.split("_")[1])
+    )
+    sessions = []
+    for key in keys:
+        turns = [
+            Turn(id=t["dia_id"], role="user", name=t["speaker"], content=_turn_text(t))
+            for t in conversation[key]
+            if t.get("text")
+        ]
+        sessions.append(
+            Session(
+                id=f"{sample_id}-{key.replace('_', '')}",
+                started_at=parse_date(conversation.get(f"{key}_date_time", "")),
+                title=f"{sample_id} {key}",
+                turns=turns,
+            )
+        )
+    return sessions
+
+
+def _turn_text(turn: dict) -> str:
+    caption = turn.get("blip_caption")
+    return turn["text"] + (f" [shared a photo: {caption}]" if caption else "")
+
+
+def evidence_ids(raw: list) -> set[str]:
+    found = set()
+    for item in raw:
+        found.update(re.findall(r"D\d+:\d+", str(item)))
+    return found
+
+
+def content_words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9]+", str(text).lower()) if w not in STOP}
+
+
+def walk(nodes, budget: int) -> tuple[set[str], str]:
+    """Cards taken in rank order while their content fits the budget (chars / 4)."""
+    cited: set[str] = set()
+    texts: list[str] = []
+    used = 0.0
+    for node in nodes:
+        cost = len(node.content) / 4
+        if used + cost > budget:
+            break
+        used += cost
+        texts.append(node.content)
+        for source in node.sources:
+            cited.update(source.turn_ids)
+    return cited, "\n".join(texts)
+
+
+def run(dataset: Path, top_k: int) -> dict:
+    data = json.loads(dataset.read_text())
+    per_budget = {b: [] for b in BUDGETS}
+    answer_scores: list[float] = []
+    by_category: dict[int, list[float]] = defaultdict(list)
+    turns = ingest_seconds = recall_seconds = 0.0
+    questions = 0
+    with tempfile.TemporaryDirectory(prefix="alaya-locomo-") as tmp:
+        for conv in data:
+            memory = Alaya(Path(tmp) / conv["sample_id"])
+            memory.init()
+            sessions = sessions_of(conv["conversation"], conv["sample_id"])
+            start = time.perf_counter()
+            for session in sessions:
+                memory.ingest(session)
+            memory.distill()
+            ingest_seconds += time.perf_counter() - start
+            turns += sum(len(s.turns) for s in sessions)
+            for qa in conv["qa"]:
+                if qa.get("category") not in CATEGORIES:
+                    continue
+                gold = evidence_ids(qa.get("evidence", []))
+                if not gold:
+                    continue
+                start = time.perf_counter()
+                nodes = memory.recall(qa["question"], top_k=top_k).nodes
+                recall_seconds += time.perf_counter() - start
+                questions += 1
+                for budget in BUDGETS:
+                    cited, _ = walk(nodes, budget)
+                    per_budget[budget].append(len(gold & cited) / len(gold))
+                _, text = walk(nodes, ANSWER_BUDGET)
+                words = content_words(qa.get("answer", ""))
+                score = len(words & content_words(text)) / len(words) if words else 1.0
+                answer_scores.append(score)
+                by_category[qa["category"]].append(per_budget[ANSWER_BUDGET][-1])
+    mean = lambda xs: sum(xs) / len(xs) if xs else 0.0  # noqa: E731
+    return {
+        "questions": questions,
+        "evidence": {b: mean(per_budget[b]) for b in BUDGETS},
+        "answer_words@1000": mean(answer_scores),
+        "evidence@1000_by_category": {CATEGORIES[c]: mean(v) for c, v in sorted(by_category.items())},
+        "ingest_distill_turns_per_s": turns / ingest_seconds if ingest_seconds else 0.0,
+        "recall_ms_mean": 1000 * recall_seconds / questions if questions else 0.0,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dataset", type=Path, default=DEFAULT_DATASET)
+    parser.add_argument("--top-k", type=int, default=100, help="cards asked of recall per question")
+    args = parser.parse_args()
+    if not args.dataset.exists():
+        print(f"dataset not found: {args.dataset}", file=sys.stderr)
+        return 1
+    r = run(args.dataset, args.top_k)
+    print(f"LoCoMo dev split: {r['questions']} questions (categories 1-4), offline default config")
+    print("| evidence @500 | evidence @1000 | evidence @2000 | answer words @1000 |")
+    print("|---|---|---|---|")
+    e = r["evidence"]
+    print(f"| {e[500]:.3f} | {e[1000]:.3f} | {e[2000]:.3f} | {r['answer_words@1000']:.3f} |")
+    print("evidence @1000 by category: " + ", ".join(f"{k} {v:.3f}" for k, v in r["evidence@1000_by_category"].items()))
+    print(f"ingest + distill: {r['ingest_distill_turns_per_s']:.0f} turns/s; recall: {r['recall_ms_mean']:.1f} ms mean in process")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

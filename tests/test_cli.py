@@ -1,0 +1,142 @@
+"""The `alaya` command as users and agents run it: real subprocesses, real stores."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers import session_json, tree_digest
+
+DEMO = Path(__file__).resolve().parents[1] / "openclaw_alaya" / "demo"
+
+
+def alaya(data_dir: Path, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "openclaw_alaya", "--data-dir", str(data_dir), *args],
+        input=stdin if stdin is not None else b"",
+        capture_output=True,
+        timeout=120,
+    )
+
+
+def ok(result: subprocess.CompletedProcess) -> str:
+    assert result.returncode == 0, result.stderr.decode()
+    return result.stdout.decode()
+
+
+@pytest.fixture(scope="module")
+def demo_dir(tmp_path_factory) -> Path:
+    data = tmp_path_factory.mktemp("cli") / "data"
+    ok(alaya(data, "init"))
+    for session in sorted(DEMO.iterdir()):
+        ok(alaya(data, "ingest", str(session)))
+    ok(alaya(data, "distill"))
+    return data
+
+
+def test_recall_json_and_trace(demo_dir):
+    out = json.loads(ok(alaya(demo_dir, "recall", "billing service database connections", "--json")))
+    assert set(out) == {"nodes", "explorable", "h_distance_avg"}
+    node = out["nodes"][0]
+    assert node["card_id"].startswith("card-") and node["sources"][0]["turn_ids"]
+    for key in ("title", "content", "score", "h_distance", "matched_rel", "rel_similarity", "type", "tags", "tier"):
+        assert key in node
+    for item in out["explorable"]:
+        assert set(item) == {"rel", "count", "rel_sim_to_query"}
+    trace = ok(alaya(demo_dir, "trace", node["card_id"]))
+    for turn_id in node["sources"][0]["turn_ids"]:
+        assert f"[{turn_id}]" in trace
+    traced = json.loads(ok(alaya(demo_dir, "trace", node["card_id"], "--json")))
+    assert {t["id"] for s in traced["sessions"] for t in s["turns"]} == set(node["sources"][0]["turn_ids"])
+
+
+def test_human_recall_output(demo_dir):
+    out = ok(alaya(demo_dir, "recall", "pnpm"))
+    assert out.startswith("1. [") and "h_distance_avg:" in out and "source:" in out
+
+
+def test_recall_json_stdin_mode(demo_dir):
+    request = {"query": "graph database choice", "concepts": ["Kuzu"], "relations": [], "depth": 1, "budget": 300}
+    out = json.loads(ok(alaya(demo_dir, "recall", "--json", stdin=json.dumps(request).encode())))
+    assert out["nodes"]
+    bad = alaya(demo_dir, "recall", "--json", stdin=b'{"qeury": "x"}')
+    assert bad.returncode == 1 and b"unknown key 'qeury'" in bad.stderr
+
+
+def test_status_and_schema(demo_dir):
+    status = json.loads(ok(alaya(demo_dir, "status", "--json")))
+    assert status["sessions"] == 4 and status["cards"] > 0 and status["links"] > 0
+    relations = json.loads(ok(alaya(demo_dir, "schema", "--relations", "--json")))["relations"]
+    assert {"CAUSES", "CAUSED_BY", "DEPENDS_ON", "SIMILAR_TO", "CONTRADICTS", "TEMPORAL_NEXT", "EXTRACTED_FROM"} <= {
+        r["name"] for r in relations
+    }
+    types = json.loads(ok(alaya(demo_dir, "schema", "--node-types", "--json")))
+    assert set(types) == {"node_types"}
+
+
+@pytest.mark.parametrize(
+    "name, content, expected",
+    [
+        ("broken.json", b'{"session_id": "x", "turns": [', b"not valid JSON"),
+        ("unknown.json", b'{"hello": "world"}', b"unknown format"),
+        ("table.csv", b"role,content\nuser,hi\n", b""),
+        ("missing.jsonl", None, b"no such file"),
+    ],
+)
+def test_bad_input_exits_1_with_one_line_and_changes_nothing(tmp_path, name, content, expected):
+    data = tmp_path / "data"
+    ok(alaya(data, "init"))
+    ok(alaya(data, "ingest", "--stdin", stdin=session_json("s-keep", [("user", "Keep this turn about Redis 7.2 safe.")])))
+    before = tree_digest(data)
+    path = tmp_path / name
+    if content is not None:
+        path.write_bytes(content)
+    result = alaya(data, "ingest", str(path))
+    err = result.stderr.decode()
+    assert result.returncode == 1
+    assert err.startswith("alaya: error:") and err.count("\n") == 1 and "Traceback" not in err
+    assert expected.decode() in err
+    assert tree_digest(data) == before
+
+
+def test_bad_stdin_and_uninitialised_dir(tmp_path):
+    data = tmp_path / "data"
+    result = alaya(data, "recall", "anything")
+    assert result.returncode == 1 and b"alaya init" in result.stderr
+    ok(alaya(data, "init"))
+    result = alaya(data, "ingest", "--stdin", stdin=b"\xff\xfe\x00garbage\x00")
+    assert result.returncode == 1 and result.stderr.count(b"\n") == 1
+
+
+def test_usage_errors_exit_2(tmp_path):
+    assert alaya(tmp_path, "recall", "--depth", "deep").returncode == 2
+    assert alaya(tmp_path, "no-such-command").returncode == 2
+
+
+def test_config_errors_name_the_key(tmp_path):
+    data = tmp_path / "data"
+    ok(alaya(data, "init"))
+    config = json.loads((data / "config.json").read_text())
+    config["recall"]["topk"] = 5
+    (data / "config.json").write_text(json.dumps(config))
+    result = alaya(data, "status")
+    assert result.returncode == 1 and b"recall.topk: unknown key" in result.stderr
+    config["recall"].pop("topk")
+    config["recall"]["rrf_k"] = "sixty"
+    (data / "config.json").write_text(json.dumps(config))
+    result = alaya(data, "status")
+    assert result.returncode == 1 and b"recall.rrf_k" in result.stderr
+
+
+def test_data_dir_is_owner_only(tmp_path):
+    data = tmp_path / "data"
+    ok(alaya(data, "init"))
+    ok(alaya(data, "ingest", "--stdin", stdin=session_json("s-perm", [("user", "Deploy keys live in 1Password vault Ops.")])))
+    assert (data.stat().st_mode & 0o777) == 0o700
+    for path in data.rglob("*"):
+        if path.is_file() and path.name != ".lock":
+            assert path.stat().st_mode & 0o077 == 0, path
