@@ -253,7 +253,14 @@ def _parser() -> argparse.ArgumentParser:
     schema.add_argument("--node-types", action="store_true")
 
     command("status", cmd_status, "counts of sessions, cards and links")
+    for add_commands in _COMMAND_GROUPS:
+        add_commands(sub, command)
     return parser
+
+
+# Command groups that live in their own modules: each is `add_commands(sub, command)`, where
+# `command(name, handler, help, json_flag=True)` adds a subcommand as above.
+_COMMAND_GROUPS: list[Callable[..., None]] = []
 
 
 if __name__ == "__main__":
