@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import json
 import time
-import uuid
-from datetime import datetime, timezone
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from pydantic import BaseModel, ValidationError
 
 from .config import Config
@@ -22,9 +21,11 @@ from .datadir import DataDir, resolve_data_dir
 from .errors import InputError, NotFoundError
 from .formats import parse_session
 from .fsutil import append_line
+from .distilling import DistillPlan, apply, index_row, now_iso, prepare
 from .graph_store import GraphStore
 from .locking import StoreLock
-from .models import CARD_TYPES, CORE_RELATIONS, Card, DistillResult, RecallResult, Session, SourceRef, TraceResult, check_id
+from .models import CARD_TYPES, CORE_RELATIONS, RecallResult, Session, TraceResult, check_id
+from .progress import progress
 from .providers import make_distiller, make_embedder
 from .raw_store import RawStore
 from .relations import expand_link, is_custom, normalise_relation, relation_description
@@ -33,11 +34,7 @@ if TYPE_CHECKING:
     from .embedding import Embedder
     from .vector_store import VectorStore
 
-_CARD_NAMESPACE = uuid.UUID("6f1c2a4e-6a6f-4c1a-9d55-616c61796121")
-
-
-def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+_APPLY_BATCH_CARDS = 500  # cards applied per write-lock hold when distilling a backlog
 
 
 class IngestResult(BaseModel):
@@ -173,7 +170,10 @@ class Alaya:
         return [s for s in sessions if (s["distilled_turns"] or 0) < (s["turn_count"] or 0)]
 
     def distill(self, session_id: str | None = None) -> DistillReport:
-        """Turn undistilled turns into cards, links and index rows."""
+        """Turn undistilled turns into cards, links and index rows.
+
+        Sessions are distilled outside the lock and applied in batches, so a long backlog
+        neither holds the lock for long nor reopens Kuzu once per session."""
         self.dirs.require()
         pending = self.pending_sessions()
         if session_id is not None:
@@ -181,77 +181,33 @@ class Alaya:
             pending = [s for s in pending if s["id"] == session_id]
         distiller = make_distiller(self.config)
         report = DistillReport()
-        for row in pending:
+        batch: list[DistillPlan] = []
+        for done, row in enumerate(pending, 1):
             session = self.raw.load(row["id"])
-            if session is None:
-                continue
-            start = row["distilled_turns"] or 0
-            result = distiller.distill(session, start)
-            cards = self._cards_from(session, result)
-            vectors = self.embedder.embed([_index_text(card) for card in cards]) if cards else None
-            links = self._apply_distilled(session, start, cards, result, vectors)
-            report.sessions += 1
-            report.cards += len(cards)
-            report.links += links
+            if session is not None:
+                batch.append(
+                    prepare(session, row["distilled_turns"] or 0, distiller, self.embedder,
+                            self.config.distill.max_cards_per_session)
+                )
+            if batch and (done == len(pending) or sum(len(p.cards) for p in batch) >= _APPLY_BATCH_CARDS):
+                self._apply(batch, report)
+                batch = []
+            progress(f"distilled {done}/{len(pending)} sessions", done, len(pending))
         return report
 
-    def _cards_from(self, session: Session, result: DistillResult) -> list[Card]:
-        stamp = now_iso()
-        limit = self.config.distill.max_cards_per_session
-        return [
-            Card(
-                id=card_id(session.id, draft.key),
-                title=draft.title,
-                content=draft.content,
-                type=draft.type,
-                tags=draft.tags,
-                entities=draft.entities,
-                importance=draft.importance,
-                scope=session.agent_id,
-                sources=[SourceRef(session_id=session.id, turn_ids=draft.turn_ids)],
-                created_at=stamp,
-                updated_at=stamp,
-                valid_from=draft.valid_from,
-            )
-            for draft in result.cards[:limit]
-        ]
-
-    def _apply_distilled(
-        self, session: Session, start: int, cards: list[Card], result: DistillResult, vectors: Any
-    ) -> int:
-        """Apply one session's distillation under the write lock: L3 contexts, L2, then L1."""
-        ids = {draft.key: card_id(session.id, draft.key) for draft in result.cards}
-        stamp = now_iso()
-        turns_by_id = {turn.id: turn for turn in session.turns}
-        with self.lock.write(f"distill {session.id}"):
+    def _apply(self, plans: list[DistillPlan], report: DistillReport) -> None:
+        """L3 contexts and L2 under the write lock, then L1 — all in one lock hold."""
+        names = ", ".join(p.session.id for p in plans[:3]) + (" …" if len(plans) > 3 else "")
+        with self.lock.write(f"distill {names}"):
             with self.graph(write=True) as graph:
-                current = graph.get_session(session.id) or {}
-                if (current.get("distilled_turns") or 0) != start:
-                    return 0  # another process distilled these turns meanwhile
-                for card in cards:
-                    turn_ids = card.sources[0].turn_ids
-                    self.raw.write_context(card.id, session.id, [turns_by_id[t] for t in turn_ids if t in turns_by_id])
-                graph.upsert_cards(cards)
-                graph.link_to_sessions(
-                    [{"card": c.id, "session": session.id, "turns": c.sources[0].turn_ids} for c in cards]
-                )
-                chain = ([current["last_card"]] if current.get("last_card") else []) + [c.id for c in cards]
-                links = [
-                    link
-                    for a, b in zip(chain, chain[1:])
-                    for link in expand_link(a, b, "TEMPORAL_NEXT", 1.0, stamp)
-                ]
-                links += [
-                    link
-                    for draft in result.links
-                    if draft.src in ids and draft.dst in ids and draft.src != draft.dst
-                    for link in expand_link(ids[draft.src], ids[draft.dst], normalise_relation(draft.rel), draft.weight, stamp)
-                ]
-                graph.add_links(links)
-                graph.upsert_session({**current, "distilled_turns": len(session.turns), "last_card": chain[-1] if chain else None})
+                applied, links = apply(plans, graph, self.raw)
+            cards = [card for plan in applied for card in plan.cards]
             if cards:
-                self.index.upsert_cards([_index_row(card) for card in cards], vectors)
-        return len(links)
+                vectors = np.concatenate([plan.vectors for plan in applied if plan.cards])
+                self.index.upsert_cards([index_row(card) for card in cards], vectors)
+        report.sessions += len(applied)
+        report.cards += len(cards)
+        report.links += links
 
     # --- recall / trace -------------------------------------------------------------------
 
@@ -374,17 +330,3 @@ def _first_error(exc: Exception) -> str:
         error = exc.errors()[0]
         return f"{'.'.join(str(p) for p in error['loc'])}: {error['msg']}"
     return str(exc)
-
-
-def card_id(session_id: str, key: str) -> str:
-    """Deterministic: re-distilling the same turns gives the same card ids."""
-    return "card-" + str(uuid.uuid5(_CARD_NAMESPACE, session_id + "\x00" + key))
-
-
-def _index_text(card: Card) -> str:
-    """What the index sees of a card: its words, tags and entity names."""
-    return "\n".join([card.title, card.content, " ".join(card.tags), " ".join(card.entities)])
-
-
-def _index_row(card: Card) -> dict[str, str]:
-    return {"id": card.id, "text": _index_text(card), "scope": card.scope, "type": card.type}
