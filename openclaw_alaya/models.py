@@ -8,9 +8,9 @@ at the edge, and `model_dump()` is exactly the JSON the CLI prints.
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import AfterValidator, BaseModel, Field
 
 from .errors import InputError
 
@@ -49,40 +49,30 @@ def check_id(value: str, what: str) -> str:
     return value
 
 
+def _safe(what: str) -> AfterValidator:
+    """A field validator that applies `check_id` with a message naming `what`."""
+    return AfterValidator(lambda value: check_id(value, what))
+
+
 class Turn(BaseModel):
     """One message of a session. `id` is stable across re-ingests of the same session."""
 
-    id: str
+    id: Annotated[str, _safe("turn id")]
     role: str = "user"
     name: str | None = None
     content: str
     timestamp: str | None = None
 
-    @field_validator("id")
-    @classmethod
-    def _safe_id(cls, v: str) -> str:
-        return check_id(v, "turn id")
-
 
 class Session(BaseModel):
     """A conversation as ingested (L3). `agent_id` is the scope its cards get."""
 
-    id: str
-    agent_id: str = "shared"
+    id: Annotated[str, _safe("session id")]
+    agent_id: Annotated[str, _safe("agent id")] = "shared"
     started_at: str | None = None
     title: str | None = None
     source_format: str = "session-json"
     turns: list[Turn] = Field(default_factory=list)
-
-    @field_validator("id")
-    @classmethod
-    def _safe_id(cls, v: str) -> str:
-        return check_id(v, "session id")
-
-    @field_validator("agent_id")
-    @classmethod
-    def _safe_agent(cls, v: str) -> str:
-        return check_id(v, "agent id")
 
 
 class SourceRef(BaseModel):
