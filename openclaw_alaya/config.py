@@ -76,6 +76,37 @@ class LockConfig(_Section):
     timeout_seconds: float = Field(30.0, gt=0)
 
 
+class HookConfig(_Section):
+    """The OpenClaw hooks (`alaya hook session-start|session-end`)."""
+
+    budget_tokens: int = Field(1200, ge=0)  # session-start text; `--budget` overrides it
+    max_cards: int = Field(8, ge=0, le=50)
+    card_chars: int = Field(320, ge=40)  # a card's content is cut to this in the injected text
+    summary_max_age_hours: float = Field(24.0, gt=0)  # the cached summary is recomputed after this
+    distill_at_end: bool = True  # session-end distills the session; off: left for introspect
+
+
+class CronJobConfig(_Section):
+    schedule: str  # cron expression (croniter), checked when `alaya cron` runs
+    enabled: bool = True
+
+
+def _default_jobs() -> dict[str, CronJobConfig]:
+    return {
+        "introspect": CronJobConfig(schedule="0 */4 * * *"),
+        "backup": CronJobConfig(schedule="30 3 * * *"),
+    }
+
+
+class CronConfig(_Section):
+    jobs: dict[str, CronJobConfig] = Field(default_factory=_default_jobs)
+
+
+class BackupConfig(_Section):
+    keep: int = Field(7, ge=1)  # dated copies kept; older ones are removed after a backup
+    dest: str | None = None  # default: <data dir>/backups
+
+
 class Config(_Section):
     embedding: EmbeddingConfig = Field(default_factory=EmbeddingConfig)
     temperature: TemperatureConfig = Field(default_factory=TemperatureConfig)
@@ -84,6 +115,9 @@ class Config(_Section):
     introspect: IntrospectConfig = Field(default_factory=IntrospectConfig)
     logging: LoggingConfig = Field(default_factory=LoggingConfig)
     lock: LockConfig = Field(default_factory=LockConfig)
+    hook: HookConfig = Field(default_factory=HookConfig)
+    cron: CronConfig = Field(default_factory=CronConfig)
+    backup: BackupConfig = Field(default_factory=BackupConfig)
 
     @classmethod
     def load(cls, path: Path) -> "Config":

@@ -1,4 +1,5 @@
-"""Pick the embedder and distiller named in config. Offline ones are the defaults."""
+"""Pick the embedder and distiller named in config, from those the plugins register
+(DESIGN.md §6; the built-in plugin registers the offline `hash` and `heuristic`)."""
 
 from __future__ import annotations
 
@@ -19,18 +20,18 @@ class Distiller(Protocol):
 
 
 def make_embedder(config: Config) -> "Embedder":
-    provider = config.embedding.provider
-    if provider == "hash":
-        from .embedding import HashEmbedder
-
-        return HashEmbedder(config.embedding.dimensions)
-    raise ConfigError(f"embedding.provider: unknown provider {provider!r} (available: hash)")
+    return _make("register_embedders", "embedding.provider", config.embedding.provider, config)
 
 
 def make_distiller(config: Config) -> Distiller:
-    provider = config.distill.llm_provider
-    if provider == "heuristic":
-        from .distill import HeuristicDistiller
+    return _make("register_distillers", "distill.llm_provider", config.distill.llm_provider, config)
 
-        return HeuristicDistiller()
-    raise ConfigError(f"distill.llm_provider: unknown provider {provider!r} (available: heuristic)")
+
+def _make(hook: str, key: str, provider: str, config: Config):
+    from .plugins import registry
+
+    factories = registry(hook)
+    if provider not in factories:
+        available = ", ".join(sorted(factories)) or "none"
+        raise ConfigError(f"{key}: unknown provider {provider!r} (available: {available})")
+    return factories[provider](config)

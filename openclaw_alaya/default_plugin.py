@@ -1,0 +1,51 @@
+"""The built-in behaviour, as a plugin like any other (DESIGN.md §6): offline providers,
+the session-start sections (integrated summary, relevant cards), session-end capture and the
+basic introspect steps. Heavy modules are imported inside the hooks that need them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .hookspecs import hookimpl
+
+
+@hookimpl
+def register_embedders(register: Any) -> None:
+    def hash_embedder(config: Any) -> Any:
+        from .embedding import HashEmbedder
+
+        return HashEmbedder(config.embedding.dimensions)
+
+    register("hash", hash_embedder)
+
+
+@hookimpl
+def register_distillers(register: Any) -> None:
+    def heuristic(config: Any) -> Any:
+        from .distill import HeuristicDistiller
+
+        return HeuristicDistiller()
+
+    register("heuristic", heuristic)
+
+
+@hookimpl
+def session_start(memory: Any, request: Any) -> Any:
+    from .inject import default_sections
+
+    return default_sections(memory, request)
+
+
+@hookimpl
+def session_end(memory: Any, event: Any) -> Any:
+    from .hook import capture
+
+    return capture(memory, event)
+
+
+@hookimpl
+def introspect(memory: Any) -> Any:
+    from .introspect import default_steps
+    from .maintenance.steps import maintenance_steps
+
+    return default_steps() + maintenance_steps()

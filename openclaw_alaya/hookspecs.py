@@ -1,0 +1,80 @@
+"""Hook specifications (DESIGN.md §6): what a plugin can contribute to alaya.
+
+Plugins are modules or objects with functions marked `@hookimpl`, registered through the
+entry-point group `openclaw_alaya` (or `$ALAYA_PLUGINS`, a comma-separated list of module
+names). The built-in behaviour is itself a plugin: `openclaw_alaya.default_plugin`.
+
+    from openclaw_alaya.hookspecs import hookimpl
+
+    @hookimpl
+    def register_distillers(register):
+        register("mine", lambda config: MyDistiller())
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pluggy
+
+PROJECT = "openclaw_alaya"
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+@hookspec
+def register_embedders(register: Any) -> None:
+    """Make embedders available to `embedding.provider` in config.
+
+    Call `register(name, factory)` for each; `factory(config)` returns an object with `id`,
+    `dim` and `embed(texts) -> vectors`. A later registration of the same name wins, so a
+    plugin can replace a built-in one.
+    """
+
+
+@hookspec
+def register_distillers(register: Any) -> None:
+    """Make distillers available to `distill.llm_provider` in config.
+
+    Call `register(name, factory)`; `factory(config)` returns an object with `name` and
+    `distill(session, start) -> DistillResult`.
+    """
+
+
+@hookspec
+def store_filter(session: Any) -> Any:
+    """Filter a session before the session-end hook stores it (e.g. redact secrets).
+
+    Return a changed `Session` (same id and agent) or None to leave it as it is. Filters run
+    one after another, each on the previous one's output.
+    """
+
+
+@hookspec
+def session_start(memory: Any, request: Any) -> Any:
+    """Contribute parts of the text injected at the start of a session.
+
+    `memory` is the `Alaya` engine, `request` an `inject.StartRequest` (agent id, session id,
+    prompt, budget). Return an `inject.Section`, a list of them, or None. Sections are rendered
+    in `order` inside the untrusted-memory block; when over budget, items are dropped from the
+    end, last section first, down to each section's `min_items`, then entirely.
+    """
+
+
+@hookspec
+def session_end(memory: Any, event: Any) -> Any:
+    """Capture a session when OpenClaw reports one (each turn, reset, compaction, end).
+
+    `event` is a `hook.EndEvent` (agent id, session id, reason, turns). The built-in plugin
+    ingests the new turns (L3 first) and distills them. Return a dict merged into the JSON the
+    hook prints, or None.
+    """
+
+
+@hookspec
+def introspect(memory: Any) -> Any:
+    """Contribute maintenance steps to `alaya introspect` (and the scheduled introspect job).
+
+    Return an `introspect.Step` (name, order, run(memory) -> dict) or a list of them. Steps run
+    in `order`; a failing step is reported and the next one still runs.
+    """
