@@ -190,6 +190,69 @@ class GraphStore:
             result.append((src, rel, dst, float(weight if weight is not None else 1.0)))
         return result
 
+    # --- overview (session-start injection, integrated summary) ----------------------------
+
+    def top_cards(self, scopes: list[str], *, by: str, limit: int, now: str) -> list[Card]:
+        """Current cards (not invalidated by `now`) in these scopes: `by="hot"` (temperature,
+        then importance) or `by="recent"` (newest first)."""
+        order = {
+            "hot": "c.temperature DESC, c.importance DESC, c.updated_at DESC",
+            "recent": "c.created_at DESC, c.importance DESC",
+        }[by]
+        fields = ", ".join(f"c.{f}" for f in _CARD_FIELDS)
+        rows = self._rows(
+            f"MATCH (c:Card) WHERE c.scope IN $scopes AND (c.valid_until IS NULL OR c.valid_until > $now)"
+            f" RETURN {fields} ORDER BY {order}, c.id LIMIT $limit",
+            {"scopes": scopes, "now": now, "limit": limit},
+        )
+        return [_card_from_row(dict(zip(_CARD_FIELDS, row))) for row in rows]
+
+    def overview(self, scopes: list[str], *, top: int, sessions: int) -> dict[str, Any]:
+        """Counts for the integrated summary: card types, tags and entities (most mentioned
+        first), and the newest sessions with the titles of their most important cards."""
+        p = {"scopes": scopes, "top": top}
+        types = self._rows(
+            "MATCH (c:Card) WHERE c.scope IN $scopes RETURN c.type, count(*) AS n ORDER BY n DESC, c.type",
+            {"scopes": scopes},
+        )
+        tags = self._rows(
+            "MATCH (c:Card) WHERE c.scope IN $scopes UNWIND c.tags AS t"
+            " RETURN t, count(*) AS n ORDER BY n DESC, t LIMIT $top", p
+        )
+        entities = self._rows(
+            "MATCH (c:Card)-[:MENTIONS]->(e:Entity) WHERE c.scope IN $scopes"
+            " RETURN e.name, count(*) AS n ORDER BY n DESC, e.name LIMIT $top", p
+        )
+        recent = self._rows(
+            "MATCH (s:Session) WHERE s.agent_id IN $scopes RETURN s.id, s.title, s.started_at,"
+            " s.ingested_at ORDER BY s.ingested_at DESC, s.id LIMIT $n",
+            {"scopes": scopes, "n": sessions},
+        )
+        ids = [r[0] for r in recent]
+        titles: dict[str, list[tuple[float, str]]] = {}
+        if ids:
+            for sid, title, importance in self._rows(
+                "MATCH (c:Card)-[:EXTRACTED_FROM]->(s:Session) WHERE s.id IN $ids"
+                " RETURN s.id, c.title, c.importance", {"ids": ids}
+            ):
+                titles.setdefault(sid, []).append((-(importance or 0.0), title))
+        return {
+            "cards": sum(n for _, n in types),
+            "types": [(t, n) for t, n in types],
+            "tags": [(t, n) for t, n in tags],
+            "entities": [(e, n) for e, n in entities],
+            "sessions": [
+                {"id": sid, "title": title, "started_at": started, "ingested_at": ingested,
+                 "card_titles": [t for _, t in sorted(titles.get(sid, []))]}
+                for sid, title, started, ingested in recent
+            ],
+        }
+
+    def freshness(self) -> list[Any]:
+        """[newest session `ingested_at`, number of cards]: what a cache of the graph is keyed on."""
+        ingested = self._rows("MATCH (s:Session) RETURN max(s.ingested_at)")[0][0]
+        return [ingested, self._rows("MATCH (c:Card) RETURN count(c)")[0][0]]
+
     # --- counts ---------------------------------------------------------------------------
 
     def counts(self) -> dict[str, int]:
