@@ -261,6 +261,8 @@ def _parser() -> argparse.ArgumentParser:
 # Command groups that live in their own modules: each is `add_commands(sub, command)`, where
 # `command(name, handler, help, json_flag=True)` adds a subcommand as above.
 _COMMAND_GROUPS: list[Callable[..., None]] = []
+_COMMAND_GROUPS.append(__import__("openclaw_alaya.hook", fromlist=["add_commands"]).add_commands)  # hook session-start|end
+_COMMAND_GROUPS.append(__import__("openclaw_alaya.ops", fromlist=["add_commands"]).add_commands)  # plugins, introspect, backup, cron
 
 
 if __name__ == "__main__":
