@@ -20,8 +20,17 @@ class _Section(BaseModel):
 
 
 class EmbeddingConfig(_Section):
-    provider: str = "hash"
+    provider: str = "hash"  # hash (offline) | openai (any OpenAI-compatible /v1/embeddings)
     dimensions: int = Field(1024, ge=16, le=8192)
+    # openai provider (llm/embedder.py); the key is read from the environment variable named
+    # here, never from this file
+    base_url: str = "https://api.openai.com/v1"
+    model: str = "text-embedding-3-small"
+    api_key_env: str = "OPENAI_API_KEY"
+    batch_size: int = Field(100, ge=1, le=2048)  # texts per request
+    max_concurrency: int = Field(5, ge=1, le=64)  # requests in flight
+    timeout_seconds: float = Field(30.0, gt=0)
+    max_retries: int = Field(4, ge=0, le=10)
 
 
 class TemperatureConfig(_Section):
@@ -29,11 +38,26 @@ class TemperatureConfig(_Section):
     warm_threshold: float = Field(0.3, ge=0, le=1)
     half_life_days: float = Field(30.0, gt=0)
     hot_limit: int = Field(500, ge=0)
+    # temperature = recency × frequency × relevance (maintenance/temperature.py has the formula)
+    frequency_saturation: int = Field(20, ge=1)  # accesses at which frequency reaches 1
+    frequency_floor: float = Field(0.75, ge=0, le=1)  # frequency of a never-recalled card
+    relevance_floor: float = Field(0.6, ge=0, le=1)  # relevance of a card of importance 0
 
 
 class DistillConfig(_Section):
-    llm_provider: str = "heuristic"
+    llm_provider: str = "heuristic"  # heuristic (offline) | openai (any OpenAI-compatible chat API)
     max_cards_per_session: int = Field(200, ge=1)
+    # openai provider (llm/distiller.py); the key comes from the environment variable named here
+    base_url: str = "https://api.openai.com/v1"
+    model: str = "gpt-4o-mini"
+    api_key_env: str = "OPENAI_API_KEY"
+    prompt_template: str | None = None  # a folder with distill_system.md.j2 / distill_user.md.j2, or one user-prompt file
+    min_session_tokens: int = Field(50, ge=0)  # shorter sessions are distilled by the heuristic distiller
+    chunk_tokens: int = Field(6000, ge=200)  # longer sessions are sent in chunks of about this size
+    timeout_seconds: float = Field(60.0, gt=0)
+    max_retries: int = Field(3, ge=0, le=10)
+    max_concurrency: int = Field(4, ge=1, le=64)
+    llm_resolve: bool = True  # duplicates and contradictions judged by the model (else deterministic rules)
 
 
 class HDistanceWeights(_Section):
@@ -65,6 +89,15 @@ class RecallConfig(_Section):
 class IntrospectConfig(_Section):
     consolidate_threshold: float = Field(0.92, ge=0, le=1)
     similar_threshold: float = Field(0.7, ge=0, le=1)
+    merge_min_overlap: float = Field(0.6, ge=0, le=1)  # Jaccard of content words, checked before a merge
+    max_similar_links: int = Field(5, ge=0)  # SIMILAR_TO links added per card and run
+    relation_alias_threshold: float = Field(0.8, ge=0, le=1)  # custom relation names this close are aliases
+    relation_promote_count: int = Field(20, ge=1)  # a custom relation used this often is worth promoting
+    forget_min_age_days: float = Field(90.0, ge=0)  # since creation and since last access
+    forget_max_access: int = Field(1, ge=0)  # only cards recalled at most this often are forgotten
+    keep_days: int = Field(14, ge=1)  # daily buckets kept in state/buckets.json
+    keep_weeks: int = Field(8, ge=1)
+    keep_months: int = Field(12, ge=1)
 
 
 class LoggingConfig(_Section):

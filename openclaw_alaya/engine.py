@@ -283,6 +283,9 @@ class Alaya:
                 if missing:
                     raise NotFoundError(f"no card {missing[0]!r}")
                 links = expand_link(src, dst, name, weight, now_iso())
+                # L3 first: `alaya rebuild` replays manual links from raw/links.jsonl
+                append_line(self.dirs.raw / "links.jsonl", json.dumps(
+                    {"src": src, "dst": dst, "rel": name, "weight": weight, "ts": links[0].created_at}))
                 graph.add_links(links)
             if vector is not None:
                 self.index.upsert_relations([{"name": name, "description": relation_description(name)}], vector)
@@ -322,7 +325,15 @@ class Alaya:
             "indexed_cards": indexed,
             "embedder": self.embedder.id,
             "distiller": self.config.distill.llm_provider,
+            **_status_details(self),
         }
+
+
+def _status_details(memory: Alaya) -> dict[str, Any]:
+    """Tiers, temperatures, per-layer counts and sizes (maintenance/status.py)."""
+    from .maintenance.status import details
+
+    return details(memory)
 
 
 def _first_error(exc: Exception) -> str:

@@ -86,6 +86,10 @@ class GraphStore:
     def _rows(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
         return self._conn.execute(query, params or {}).get_all()
 
+    def query(self, cypher: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
+        """Rows of any Cypher statement (maintenance modules keep their queries to themselves)."""
+        return self._rows(cypher, params)
+
     # --- sessions -------------------------------------------------------------------------
 
     def upsert_session(self, row: dict[str, Any]) -> None:

@@ -29,6 +29,7 @@ class StoreLock:
         self._path = data_dir / ".lock"
         self._holder_note = data_dir / "state" / "lock-holder.json"
         self._lock = ReadWriteLock(str(self._path), timeout=timeout, is_singleton=True)
+        self.write_holds: list[tuple[str, float]] = []  # (operation, seconds held), for benchmarks
 
     @contextmanager
     def read(self, operation: str) -> Iterator[None]:
@@ -38,6 +39,7 @@ class StoreLock:
     @contextmanager
     def write(self, operation: str) -> Iterator[None]:
         with self._acquire(self._lock.write_lock, operation):
+            started = time.perf_counter()
             atomic_write(
                 self._holder_note,
                 json.dumps({"operation": operation, "pid": os.getpid(), "since": time.time()}),
@@ -46,6 +48,7 @@ class StoreLock:
                 yield
             finally:
                 self._holder_note.unlink(missing_ok=True)
+                self.write_holds.append((operation, time.perf_counter() - started))
 
     @contextmanager
     def _acquire(self, factory, operation: str) -> Iterator[None]:

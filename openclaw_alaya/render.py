@@ -62,4 +62,6 @@ def render_schema(schema: dict[str, Any]) -> str:
 
 
 def render_status(status: dict[str, Any]) -> str:
-    return "\n".join(f"{key}: {value}" for key, value in status.items())
+    from .maintenance.status import render
+
+    return render(status)

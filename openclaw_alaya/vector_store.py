@@ -151,6 +151,28 @@ class VectorStore:
         )
         return {row["id"]: np.asarray(row["vector"], dtype=np.float32) for row in rows}
 
+    def all_vectors(self) -> tuple[list[str], np.ndarray]:
+        """Every card row's id and vector, in one read (maintenance: consolidation)."""
+        table = self._table(CARDS)
+        n = table.count_rows()
+        if not n:
+            return [], np.zeros((0, self.dim), dtype=np.float32)
+        data = table.search().select(["id", "vector"]).limit(n).to_arrow()
+        ids = data.column("id").to_pylist()
+        flat = data.column("vector").combine_chunks().flatten().to_numpy(zero_copy_only=False)
+        return ids, np.asarray(flat, dtype=np.float32).reshape(len(ids), self.dim)
+
+    def card_ids(self) -> list[str]:
+        table = self._table(CARDS)
+        n = table.count_rows()
+        return table.search().select(["id"]).limit(n).to_arrow().column("id").to_pylist() if n else []
+
+    def optimize(self, cleanup_older_than: timedelta = timedelta(hours=1)) -> None:
+        """Compact files, fold new rows into the indexes, drop versions older than the given
+        age (never 0: a reader may still be on an older version)."""
+        for name in (CARDS, RELATIONS):
+            self._table(name).optimize(cleanup_older_than=cleanup_older_than)
+
     # --- relations ------------------------------------------------------------------------
 
     def upsert_relations(self, rows: list[dict[str, str]], vectors: np.ndarray) -> None:

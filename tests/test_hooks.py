@@ -219,8 +219,10 @@ def test_failed_distill_keeps_the_transcript_pending(tmp_path):
     config["distill"]["llm_provider"] = "heuristic"
     (data / "config.json").write_text(json.dumps(config))
     report = ok_json(alaya(data, "introspect", "--json", env=env))
-    assert [s["step"] for s in report["steps"]] == ["distill-pending", "test-step", "refresh-summary"]
-    assert report["steps"][0]["result"]["sessions"] == 1 and report["steps"][1]["result"] == {"hello": "world"}
+    steps = {s["step"]: s for s in report["steps"]}  # the maintenance steps run in between
+    assert [s["step"] for s in report["steps"] if s["step"] in ("distill-pending", "test-step", "refresh-summary")] == [
+        "distill-pending", "test-step", "refresh-summary"]
+    assert report["steps"][0]["result"]["sessions"] == 1 and steps["test-step"]["result"] == {"hello": "world"}
     assert ok_json(alaya(data, "status", "--json"))["pending_sessions"] == 0
 
 

@@ -1,0 +1,132 @@
+"""Helpers shared by the maintenance modules: clocks, bulk reads of the graph, and the
+append-only L3 logs that let `rebuild` replay what no distiller can re-derive."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..fsutil import append_line
+
+if TYPE_CHECKING:
+    from ..engine import Alaya
+    from ..graph_store import GraphStore
+
+# L3 logs (raw/ is the truth; these are never rewritten, only appended to)
+LINKS_LOG = "links.jsonl"  # links made with `alaya link` / Alaya.link
+CURATION_LOG = "curation.jsonl"  # merges, forgets and SIMILAR_TO links made by introspect
+
+CARD_COLUMNS = [
+    "id", "type", "scope", "title", "content", "importance", "created_at", "updated_at",
+    "valid_until", "temperature", "tier", "access_count", "last_accessed",
+]
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def as_datetime(value: datetime | float | str | None) -> datetime:
+    """`now` as given by a caller: a datetime, a POSIX timestamp, an ISO string, or None."""
+    if value is None:
+        return utcnow()
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    if isinstance(value, (int, float)):
+        return datetime.fromtimestamp(value, timezone.utc)
+    parsed = parse_time(value)
+    if parsed is None:
+        raise ValueError(f"not a time: {value!r}")
+    return parsed
+
+
+def parse_time(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+
+
+def iso(moment: datetime) -> str:
+    return moment.astimezone(timezone.utc).isoformat(timespec="seconds")
+
+
+@dataclass
+class CardRow:
+    """The columns maintenance needs of a card, without parsing sources/entities."""
+
+    id: str
+    type: str
+    scope: str
+    title: str
+    content: str
+    importance: float
+    created_at: str | None
+    updated_at: str | None
+    valid_until: str | None
+    temperature: float
+    tier: str
+    access_count: int
+    last_accessed: str | None
+
+
+def card_rows(graph: "GraphStore", ids: list[str] | None = None) -> list[CardRow]:
+    fields = ", ".join(f"c.{f}" for f in CARD_COLUMNS)
+    where = " WHERE c.id IN $ids" if ids is not None else ""
+    rows = graph.query(f"MATCH (c:Card){where} RETURN {fields} ORDER BY c.id", {"ids": ids} if ids is not None else None)
+    out = []
+    for row in rows:
+        d = dict(zip(CARD_COLUMNS, row))
+        d["importance"] = float(d["importance"] if d["importance"] is not None else 0.5)
+        d["temperature"] = float(d["temperature"] if d["temperature"] is not None else 0.5)
+        d["tier"] = d["tier"] or "WARM"
+        d["access_count"] = int(d["access_count"] or 0)
+        d["type"] = d["type"] or "concept"
+        d["scope"] = d["scope"] or "shared"
+        d["title"] = d["title"] or ""
+        d["content"] = d["content"] or ""
+        out.append(CardRow(**d))
+    return out
+
+
+def card_edges(graph: "GraphStore", ids: list[str] | None = None) -> list[tuple[str, str, str, float, str | None]]:
+    """(src, relation name, dst, weight, created_at) for card→card edges, all or touching `ids`."""
+    where = " WHERE a.id IN $ids OR b.id IN $ids" if ids is not None else ""
+    rows = graph.query(
+        f"MATCH (a:Card)-[e]->(b:Card){where} RETURN a.id, label(e), e.type, b.id, e.weight, e.created_at",
+        {"ids": ids} if ids is not None else None,
+    )
+    return [
+        (src, custom if label == "CUSTOM" else label, dst, float(w if w is not None else 1.0), created)
+        for src, label, custom, dst, w, created in rows
+    ]
+
+
+def log_path(memory: "Alaya", name: str) -> Path:
+    return memory.dirs.raw / name
+
+
+def append_log(memory: "Alaya", name: str, records: list[dict[str, Any]]) -> None:
+    for record in records:
+        append_line(log_path(memory, name), json.dumps(record, ensure_ascii=False, sort_keys=True))
+
+
+def read_log(path: Path) -> list[dict[str, Any]]:
+    """Records of an append-only log; a torn last line (crash mid-append) is skipped."""
+    if not path.is_file():
+        return []
+    records = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            records.append(record)
+    return records

@@ -1,0 +1,260 @@
+"""Consolidate: merge duplicate cards, link similar ones, and review custom relation names.
+
+Pairs are found on the L1 vectors (cosine; the hash embedder's vectors are unit length) with
+blocked matrix products — O(N²·d) arithmetic in numpy, O(N·block) memory, no Python loop over
+pairs — and only within one scope (an agent's cards are never merged into another's).
+
+- cosine ≥ `introspect.consolidate_threshold` and the merge check passes (same type, Jaccard of
+  content words ≥ `introspect.merge_min_overlap`, neither card superseded): the pair is merged.
+  The kept card is the more used one (then the older, then the smaller id); it takes the other's
+  provenance (sources, EXTRACTED_FROM edges, L3 contexts), tags, entities, usage and edges; the
+  other card leaves L2 and L1. Its L3 context file stays, and the merge is recorded in
+  `raw/curation.jsonl` so `alaya rebuild` replays it.
+- `introspect.similar_threshold` ≤ cosine (or a pair above the merge threshold that fails the
+  check): linked `SIMILAR_TO` (weight = cosine) unless already linked, at most
+  `introspect.max_similar_links` new links per card and run, best first.
+- Relation names: custom names whose embeddings (of the name's words) are close to another
+  name are alias candidates; custom names used at least `introspect.relation_promote_count`
+  times are promotion candidates; vague names (RELATES_TO, LINKED_TO, …) are flagged. These are
+  reported, never applied: renaming relations is the user's call.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..distilling import index_row, index_text
+from ..models import CORE_RELATIONS, Card, Link, SourceRef
+from ..progress import progress
+from ..relations import expand_link
+from ..text import content_words
+from .common import CURATION_LOG, CardRow, append_log, as_datetime, card_edges, card_rows, iso
+
+if TYPE_CHECKING:
+    from ..engine import Alaya
+
+VAGUE_RELATIONS = ("RELATES_TO", "RELATED_TO", "LINKED_TO", "ASSOCIATED_WITH", "CONNECTED_TO", "RELATED", "LINKS_TO")
+_BLOCK = 1024
+_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+
+
+def similar_pairs(vectors: np.ndarray, groups: list[str], threshold: float, block: int = _BLOCK) -> list[tuple[int, int, float]]:
+    """(i, j, cosine) with i < j, same group, cosine ≥ threshold; rows need not be normalised."""
+    n = len(vectors)
+    if n < 2:
+        return []
+    x = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(x, axis=1)
+    x = x / np.where(norms > 0, norms, 1.0)[:, None]
+    codes = np.unique(np.asarray(groups), return_inverse=True)[1]
+    found: list[tuple[int, int, float]] = []
+    for start in range(0, n, block):
+        stop = min(n, start + block)
+        sims = x[start:stop] @ x[start:].T  # only columns j ≥ start: each pair once
+        sims[np.arange(stop - start)[:, None] + start >= np.arange(start, n)[None, :]] = -1.0  # j > i only
+        sims[codes[start:stop][:, None] != codes[start:][None, :]] = -1.0
+        r, c = np.nonzero(sims >= threshold)
+        found.extend(zip((r + start).tolist(), (c + start).tolist(), sims[r, c].tolist()))
+        progress(f"consolidate: compared {stop}/{n} cards", stop, n)
+    return found
+
+
+def overlap(a: str, b: str) -> float:
+    """Jaccard of the content words of two texts; 0 when they state different numbers
+    ("timeout is 30 s" and "timeout is 60 s" hash alike but are two facts)."""
+    wa, wb = set(content_words(a)), set(content_words(b))
+    if not wa or not wb or set(_NUMBER.findall(a)) != set(_NUMBER.findall(b)):
+        return 0.0
+    return len(wa & wb) / len(wa | wb)
+
+
+def _rank(row: CardRow) -> tuple:
+    """Which of two duplicates is kept: more used, then older, then smaller id."""
+    return (-row.access_count, row.created_at or "", row.id)
+
+
+def plan(rows: list[CardRow], ids: list[str], vectors: np.ndarray, similar_linked: set[tuple[str, str]],
+         config: Any) -> dict[str, Any]:
+    by_id = {r.id: r for r in rows}
+    keep_idx = [i for i, cid in enumerate(ids) if cid in by_id]
+    ids = [ids[i] for i in keep_idx]
+    vectors = vectors[keep_idx] if len(keep_idx) else vectors[:0]
+    low = min(config.similar_threshold, config.consolidate_threshold)
+    pairs = similar_pairs(vectors, [by_id[c].scope for c in ids], low)
+    pairs.sort(key=lambda p: (-p[2], ids[p[0]], ids[p[1]]))
+    merges: list[tuple[str, str, float]] = []  # (keep, drop, cosine)
+    absorbed: dict[str, str] = {}
+    absorbers: set[str] = set()
+    similar: list[tuple[str, str, float]] = []
+    rejected = 0
+    per_card: Counter = Counter()
+    for i, j, sim in pairs:
+        a, b = by_id[ids[i]], by_id[ids[j]]
+        if sim >= config.consolidate_threshold:
+            if a.type == b.type and not a.valid_until and not b.valid_until and \
+                    overlap(a.title + " " + a.content, b.title + " " + b.content) >= config.merge_min_overlap:
+                keep, drop = sorted((a, b), key=_rank)
+                if keep.id in absorbed or drop.id in absorbed or drop.id in absorbers:
+                    continue  # already merged this run; the next run looks again
+                absorbed[drop.id] = keep.id
+                absorbers.add(keep.id)
+                merges.append((keep.id, drop.id, sim))
+                continue
+            rejected += 1
+        key = (min(a.id, b.id), max(a.id, b.id))
+        if key in similar_linked or a.id in absorbed or b.id in absorbed:
+            continue
+        if per_card[a.id] >= config.max_similar_links or per_card[b.id] >= config.max_similar_links:
+            continue
+        per_card[a.id] += 1
+        per_card[b.id] += 1
+        similar.append((a.id, b.id, sim))
+    return {"pairs": len(pairs), "merges": merges, "similar": similar, "rejected_by_check": rejected}
+
+
+def relation_review(counts: dict[str, int], embed: Any, config: Any) -> dict[str, Any]:
+    """Alias candidates, promotion candidates and vague names among the custom relations."""
+    custom = sorted(name for name in counts if name not in CORE_RELATIONS)
+    names = custom + [n for n in CORE_RELATIONS if n != "EXTRACTED_FROM"]
+    aliases = []
+    if custom:
+        vectors = embed([n.replace("_", " ").lower() for n in names])
+        sims = vectors[: len(custom)] @ vectors.T
+        for i, name in enumerate(custom):
+            for j, other in enumerate(names):
+                if (j < len(custom) and j <= i) or other == name:
+                    continue
+                if float(sims[i, j]) >= config.relation_alias_threshold:
+                    aliases.append({"name": name, "alias_of": other, "similarity": round(float(sims[i, j]), 3),
+                                    "counts": [counts.get(name, 0), counts.get(other, 0)]})
+    promote = [{"name": n, "count": counts[n]} for n in custom if counts[n] >= config.relation_promote_count]
+    vague = [{"name": n, "count": counts[n]} for n in custom if n in VAGUE_RELATIONS]
+    return {"custom": len(custom), "alias_candidates": aliases, "promote_candidates": promote, "vague": vague}
+
+
+def merged_card(keep: Card, drops: list[Card], stamp: str) -> Card:
+    """The kept card with the provenance, tags and entities of the ones merged into it."""
+    turns: dict[str, list[str]] = {}
+    for card in [keep, *drops]:
+        for source in card.sources:
+            bucket = turns.setdefault(source.session_id, [])
+            bucket.extend(t for t in source.turn_ids if t not in bucket)
+    return keep.model_copy(update={
+        "sources": [SourceRef(session_id=s, turn_ids=t) for s, t in turns.items()],
+        "tags": list(dict.fromkeys(t for c in [keep, *drops] for t in c.tags)),
+        "entities": list(dict.fromkeys(e for c in [keep, *drops] for e in c.entities)),
+        "importance": max(c.importance for c in [keep, *drops]),
+        "updated_at": stamp,
+    })
+
+
+def consolidate(memory: "Alaya", *, now: Any = None, dry_run: bool = False) -> dict[str, Any]:
+    moment = as_datetime(now)
+    config = memory.config.introspect
+    with memory.lock.read("introspect consolidate (reading cards)"):
+        with memory.graph(write=False) as graph:
+            rows = card_rows(graph)
+            linked = {(min(a, b), max(a, b)) for a, b in graph.query(
+                "MATCH (a:Card)-[:SIMILAR_TO]->(b:Card) RETURN a.id, b.id")}
+            counts = graph.relation_counts()
+        ids, vectors = memory.index.all_vectors()
+    p = plan(rows, ids, vectors, linked, config)
+    relations = relation_review(counts, memory.embedder.embed, config)
+    report = {
+        "cards_compared": len(ids), "pairs_over_similar_threshold": p["pairs"],
+        "merged": len(p["merges"]), "similar_linked": len(p["similar"]),
+        "rejected_by_check": p["rejected_by_check"],
+        "merges": [{"keep": k, "drop": d, "similarity": round(s, 4)} for k, d, s in p["merges"][:50]],
+        "relations": relations,
+    }
+    if dry_run or not (p["merges"] or p["similar"]):
+        return report
+    applied = apply(memory, p["merges"], p["similar"], moment)
+    report.update(merged=applied["merged"], similar_linked=applied["similar"], skipped_changed=applied["skipped"])
+    return report
+
+
+def apply(memory: "Alaya", merges: list[tuple[str, str, float]], similar: list[tuple[str, str, float]],
+          moment: Any) -> dict[str, int]:
+    stamp = iso(moment)
+    by_keep: dict[str, list[str]] = {}
+    for keep, drop, _sim in merges:
+        by_keep.setdefault(keep, []).append(drop)
+    involved = [c for keep, drops in by_keep.items() for c in [keep, *drops]]
+    # Outside the lock: the merged cards and their new vectors, from a snapshot...
+    with memory.lock.read("introspect consolidate (reading duplicates)"):
+        with memory.graph(write=False) as graph:
+            snapshot = graph.get_cards(involved)
+        indexed = set(memory.index.vectors_for([k for k in by_keep]))
+    planned = {
+        keep: merged_card(snapshot[keep], [snapshot[d] for d in drops if d in snapshot], stamp)
+        for keep, drops in by_keep.items() if keep in snapshot
+    }
+    keeps = [k for k in planned if k in indexed]
+    vectors = dict(zip(keeps, memory.embedder.embed([index_text(planned[k]) for k in keeps]))) if keeps else {}
+    contexts = {d: memory.raw.load_context(d) or {} for drops in by_keep.values() for d in drops}
+    # ...applied under the write lock only if nobody changed those cards meanwhile.
+    done: list[tuple[str, str]] = []
+    skipped = 0
+    with memory.lock.write("introspect consolidate"):
+        with memory.graph(write=True) as graph:
+            current = graph.get_cards(involved)
+            ok = {}
+            for keep, drops in by_keep.items():
+                same = keep in planned and all(
+                    c in current and current[c].updated_at == snapshot[c].updated_at for c in [keep, *drops])
+                if same:
+                    ok[keep] = drops
+                else:
+                    skipped += len(drops)
+            mapping = {d: k for k, drops in ok.items() for d in drops}
+            done = [(k, d) for d, k in mapping.items()]
+            # L3 first: the record that lets rebuild replay the merge, and the dropped cards' contexts
+            append_log(memory, CURATION_LOG, [{"op": "merge", "keep": k, "drop": d, "ts": stamp} for k, d in done])
+            for keep, drop in done:
+                own = memory.raw.load_context(keep) or {}
+                for session_id, turns in contexts.get(drop, {}).items():
+                    have = {t.id for t in own.get(session_id, [])}
+                    memory.raw.write_context(keep, session_id, own.get(session_id, []) + [t for t in turns if t.id not in have])
+            if mapping:
+                _merge_in_graph(graph, ok, planned, current, mapping, stamp)
+            similar_links = [link for a, b, sim in similar if a not in mapping and b not in mapping
+                             for link in expand_link(a, b, "SIMILAR_TO", round(sim, 4), stamp)]
+            if similar:
+                append_log(memory, CURATION_LOG, [
+                    {"op": "link", "src": a, "dst": b, "rel": "SIMILAR_TO", "weight": round(s, 4), "ts": stamp}
+                    for a, b, s in similar if a not in mapping and b not in mapping])
+            graph.add_links(similar_links)
+        memory.index.delete_cards(list(mapping))
+        refresh = [k for k in ok if k in vectors]
+        if refresh:
+            memory.index.upsert_cards([index_row(planned[k]) for k in refresh], np.stack([vectors[k] for k in refresh]))
+    return {"merged": len(done), "similar": len(similar_links) // 2, "skipped": skipped}
+
+
+def _merge_in_graph(graph: Any, ok: dict[str, list[str]], planned: dict[str, Card], current: dict[str, Card],
+                    mapping: dict[str, str], stamp: str) -> None:
+    drops = list(mapping)
+    edges = card_edges(graph, drops)
+    graph.upsert_cards([planned[k] for k in ok])
+    usage = []
+    for keep, ds in ok.items():
+        cards = [current[c] for c in [keep, *ds]]
+        seen = [c.last_accessed for c in cards if c.last_accessed]
+        usage.append({"id": keep, "n": sum(c.access_count for c in cards), "seen": max(seen) if seen else None})
+    graph.query("UNWIND $rows AS r MATCH (c:Card {id: r.id}) SET c.access_count = r.n,"
+                " c.last_accessed = CAST(r.seen AS STRING)", {"rows": usage})
+    links = []
+    for src, rel, dst, weight, created in edges:
+        a, b = mapping.get(src, src), mapping.get(dst, dst)
+        if a != b:
+            links.append(Link(src=a, dst=b, rel=rel, weight=weight, created_at=created or stamp))
+    graph.add_links(links)
+    graph.link_to_sessions([
+        {"card": k, "session": s.session_id, "turns": s.turn_ids} for k in ok for s in planned[k].sources
+    ])
+    graph.query("MATCH (c:Card) WHERE c.id IN $ids DETACH DELETE c", {"ids": drops})

@@ -1,0 +1,192 @@
+"""`alaya import-memex DIR`: a folder of Markdown notes (Obsidian, Foam, a Zettelkasten…)
+becomes cards, and their `[[wikilinks]]` become `RELATES_TO` links.
+
+Each note is first stored in L3 as a session (`source_format: "memex"`, id `memex-<name>-<hash
+of its path>`, one turn holding the file as it was, the turn's `name` its path in DIR), so
+`verify` finds its source and `rebuild` re-derives the card. A changed note is stored as a new
+revision of that turn and its card is updated in place (the card id is fixed per note).
+
+Front matter (between `---` lines at the top) may give `title`, `type`, `tags` (a list or a
+comma-separated string) and `importance`; without it the title is the first `# heading`, else
+the file name. `[[Target]]`, `[[Target|shown text]]` and `[[Target#heading]]` resolve against
+note titles and file names (case-insensitive), within the import and earlier imports.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..distilling import card_id, index_row, index_text
+from ..errors import InputError
+from ..models import Card, Link, Session, SourceRef, Turn
+from ..relations import relation_description
+from .common import iso
+
+if TYPE_CHECKING:
+    from ..engine import Alaya
+
+FORMAT = "memex"
+RELATION = "RELATES_TO"
+_WIKILINK = re.compile(r"\[\[([^\]\|#]+)(?:#[^\]\|]*)?(?:\|[^\]]*)?\]\]")
+_HEADING = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
+_SLUG = re.compile(r"[^A-Za-z0-9]+")
+
+
+def parse_note(text: str, fallback_title: str) -> dict[str, Any]:
+    meta: dict[str, Any] = {}
+    body = text
+    if text.startswith("---"):
+        lines = text.split("\n")
+        for end in range(1, len(lines)):
+            if lines[end].strip() in ("---", "..."):
+                meta = _front_matter(lines[1:end])
+                body = "\n".join(lines[end + 1:])
+                break
+    tags = meta.get("tags") or []
+    if isinstance(tags, str):
+        tags = [t.strip() for t in re.split(r"[,\s]+", tags.strip("[]")) if t.strip()]
+    heading = _HEADING.search(body)
+    title = str(meta.get("title") or (heading.group(1) if heading else fallback_title)).strip()
+    try:
+        importance = min(1.0, max(0.0, float(meta.get("importance", 0.5))))
+    except (TypeError, ValueError):
+        importance = 0.5
+    return {
+        "title": title[:200] or fallback_title,
+        "type": str(meta.get("type") or "concept").strip().lower() or "concept",
+        "tags": [str(t).strip().lstrip("#").strip("'\"") for t in tags if str(t).strip()],
+        "importance": importance,
+        "body": body.strip(),
+        "links": list(dict.fromkeys(m.strip() for m in _WIKILINK.findall(body) if m.strip())),
+    }
+
+
+def _front_matter(lines: list[str]) -> dict[str, Any]:
+    """The simple YAML people write in front matter: `key: value`, `key: [a, b]`, `- item` lists."""
+    meta: dict[str, Any] = {}
+    key = None
+    for line in lines:
+        item = re.match(r"^\s*-\s+(.*)$", line)
+        if item and key is not None:
+            if not isinstance(meta.get(key), list):
+                meta[key] = []
+            meta[key].append(item.group(1).strip().strip("'\""))
+            continue
+        pair = re.match(r"^([A-Za-z_][\w-]*)\s*:\s*(.*)$", line)
+        if pair:
+            key, value = pair.group(1).lower(), pair.group(2).strip()
+            if value.startswith("[") and value.endswith("]"):
+                meta[key] = [v.strip().strip("'\"") for v in value[1:-1].split(",") if v.strip()]
+            else:
+                meta[key] = value.strip("'\"") if value else None
+    return meta
+
+
+def session_for(path: Path, root: Path, agent_id: str) -> Session:
+    rel = path.relative_to(root).as_posix()
+    text = path.read_text(encoding="utf-8", errors="replace")
+    slug = _SLUG.sub("-", path.stem).strip("-")[:60] or "note"
+    digest = hashlib.sha1(rel.encode()).hexdigest()[:8]
+    mtime = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
+    meta = parse_note(text, path.stem)
+    return Session(
+        id=f"memex-{slug}-{digest}", agent_id=agent_id, started_at=iso(mtime), title=meta["title"],
+        source_format=FORMAT, turns=[Turn(id="note", role="user", name=rel, content=text)],
+    )
+
+
+def card_for(session: Session, stamp: str) -> Card:
+    """The note's card: from the latest revision of its one turn."""
+    turn = session.turns[-1]
+    fallback = Path(turn.name or session.id).stem
+    meta = parse_note(turn.content, fallback)
+    return Card(
+        id=card_id(session.id, "memex"), title=meta["title"], content=meta["body"] or meta["title"],
+        type=meta["type"], tags=meta["tags"], importance=meta["importance"], scope=session.agent_id,
+        sources=[SourceRef(session_id=session.id, turn_ids=[turn.id])], created_at=stamp, updated_at=stamp,
+        valid_from=session.started_at,
+    )
+
+
+def names_of(session: Session, card: Card) -> set[str]:
+    name = Path(session.turns[-1].name or "").stem
+    return {n.lower() for n in (card.title, name) if n}
+
+
+def links_for(notes: list[tuple[Session, Card]], known: dict[str, str], stamp: str) -> tuple[list[Link], int]:
+    """RELATES_TO links for the wikilinks of `notes`; `known` maps lower-case names of earlier
+    notes to card ids. Returns the links and how many wikilinks resolved to nothing."""
+    names = dict(known)
+    for session, card in notes:
+        for name in names_of(session, card):
+            names[name] = card.id
+    links, unresolved = [], 0
+    for session, card in notes:
+        meta = parse_note(session.turns[-1].content, card.title)
+        for target in meta["links"]:
+            dst = names.get(target.lower()) or names.get(Path(target).stem.lower())
+            if dst is None:
+                unresolved += 1
+            elif dst != card.id:
+                links.append(Link(src=card.id, dst=dst, rel=RELATION, weight=1.0, created_at=stamp))
+    return links, unresolved
+
+
+def known_notes(graph: Any) -> dict[str, str]:
+    rows = graph.query(
+        "MATCH (c:Card)-[e:EXTRACTED_FROM]->(s:Session) WHERE s.source_format = $f RETURN c.id, c.title, s.title",
+        {"f": FORMAT})
+    return {str(t).lower(): cid for cid, title, stitle in rows for t in (title, stitle) if t}
+
+
+def import_memex(memory: "Alaya", folder: str | Path, *, agent_id: str = "shared") -> dict[str, Any]:
+    memory.dirs.require()
+    root = Path(folder).expanduser()
+    if not root.is_dir():
+        raise InputError(f"{root}: not a folder")
+    files = sorted(p for p in root.rglob("*.md") if p.is_file() and not any(
+        part.startswith(".") for part in p.relative_to(root).parts))
+    stamp = iso(datetime.now(timezone.utc))
+    # Outside the lock: parse, merge with what L3 has, build cards and vectors.
+    sessions = []
+    for path in files:
+        incoming = session_for(path, root, agent_id)
+        merged, new = memory.raw.merge(incoming)
+        sessions.append((merged, bool(new)))
+    notes = [(s, card_for(s, stamp)) for s, _ in sessions]
+    with memory.lock.read("import-memex (known notes)"):
+        with memory.graph(write=False) as graph:
+            known = known_notes(graph)
+    links, unresolved = links_for(notes, known, stamp)
+    vectors = memory.embedder.embed([index_text(c) for _, c in notes]) if notes else None
+    rel_vector = memory.embedder.embed([relation_description(RELATION)])
+    with memory.lock.write(f"import-memex {root}"):
+        for session, changed in sessions:
+            if changed:
+                memory.raw.write(session)
+            memory.raw.write_context(card_id(session.id, "memex"), session.id, [session.turns[-1]])
+        with memory.graph(write=True) as graph:
+            for session, _ in sessions:
+                graph.upsert_session(_session_row(session, str(memory.raw.find(session.id)), stamp))
+            apply_notes(graph, notes, links)
+        if notes:
+            memory.index.upsert_cards([index_row(c) for _, c in notes], vectors)
+            memory.index.upsert_relations([{"name": RELATION, "description": relation_description(RELATION)}], rel_vector)
+    return {"files": len(files), "stored": sum(1 for _, changed in sessions if changed), "cards": len(notes),
+            "links": len(links), "unresolved_links": unresolved}
+
+
+def _session_row(session: Session, path: str, stamp: str) -> dict[str, Any]:
+    return {"id": session.id, "agent_id": session.agent_id, "started_at": session.started_at, "ingested_at": stamp,
+            "path": path, "title": session.title, "source_format": FORMAT, "turn_count": len(session.turns),
+            "distilled_turns": len(session.turns), "last_card": card_id(session.id, "memex")}
+
+
+def apply_notes(graph: Any, notes: list[tuple[Session, Card]], links: list[Link]) -> None:
+    graph.upsert_cards([c for _, c in notes])
+    graph.link_to_sessions([{"card": c.id, "session": s.id, "turns": c.sources[0].turn_ids} for s, c in notes])
+    graph.add_links(links)

@@ -1,0 +1,111 @@
+"""The maintenance steps of `alaya introspect` (contributed through the `introspect` hook by
+the built-in plugin), in the order they run:
+
+    10 distill-pending   (introspect.py)   sessions still waiting to be distilled
+    20 consolidate                          merge duplicates, link similar cards, review relation names
+    30 fold-access                          the recall access log → access_count / last_accessed
+    40 cool-down                            temperatures and tiers; COLD cards leave L1
+    50 forget                               cold, old, unused, undepended-on cards leave L2
+    70 optimize                             compact LanceDB, fold new rows into its indexes
+    80 time-buckets                         daily / weekly / monthly summaries in state/buckets.json
+    90 refresh-summary   (introspect.py)   the integrated summary per scope
+
+The access log is folded before cooling down so that temperatures see the latest recalls.
+`now` and `dry_run` come from `introspect.run(...)` through `current()`.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..engine import Alaya
+
+
+@dataclass(frozen=True)
+class Options:
+    now: Any = None
+    dry_run: bool = False
+
+
+_options: contextvars.ContextVar[Options] = contextvars.ContextVar("alaya_introspect_options", default=Options())
+
+
+def current() -> Options:
+    return _options.get()
+
+
+@contextmanager
+def using(*, now: Any = None, dry_run: bool = False) -> Iterator[Options]:
+    token = _options.set(Options(now=now, dry_run=dry_run))
+    try:
+        yield _options.get()
+    finally:
+        _options.reset(token)
+
+
+def _consolidate(memory: "Alaya") -> dict[str, Any]:
+    from .consolidate import consolidate
+
+    o = current()
+    return consolidate(memory, now=o.now, dry_run=o.dry_run)
+
+
+def _fold(memory: "Alaya") -> dict[str, Any]:
+    from .access import fold
+
+    o = current()
+    return fold(memory, now=o.now, dry_run=o.dry_run)
+
+
+def _cool(memory: "Alaya") -> dict[str, Any]:
+    from .temperature import cool_down
+
+    o = current()
+    return cool_down(memory, now=o.now, dry_run=o.dry_run)
+
+
+def _forget(memory: "Alaya") -> dict[str, Any]:
+    from .forget import forget
+
+    o = current()
+    return forget(memory, now=o.now, dry_run=o.dry_run)
+
+
+def _optimize(memory: "Alaya") -> dict[str, Any]:
+    """Compaction under the shared lock: readers go on (LanceDB is versioned), writers wait, and
+    versions younger than an hour are kept for readers that opened them."""
+    if current().dry_run:
+        return {"dry_run": True}
+    with memory.lock.read("introspect optimize"):
+        memory.index.optimize(cleanup_older_than=timedelta(hours=1))
+        rows = memory.index.card_count()
+    return {"tables": 2, "card_rows": rows}
+
+
+def _buckets(memory: "Alaya") -> dict[str, Any]:
+    from .buckets import refresh
+
+    o = current()
+    return refresh(memory, now=o.now, dry_run=o.dry_run)
+
+
+def maintenance_steps() -> list[Any]:
+    from ..introspect import Step
+
+    return [
+        Step("consolidate", _consolidate, order=20),
+        Step("fold-access", _fold, order=30),
+        Step("cool-down", _cool, order=40),
+        Step("forget", _forget, order=50),
+        Step("optimize", _optimize, order=70),
+        Step("time-buckets", _buckets, order=80),
+    ]
+
+
+DRY_RUN_STEPS = frozenset({"consolidate", "fold-access", "cool-down", "forget", "optimize", "time-buckets"})

@@ -1,0 +1,152 @@
+"""Cool down: every card's temperature recomputed, tiers reassigned (DESIGN.md §3).
+
+    temperature = recency × frequency × relevance                       (each in [0, 1])
+
+    recency    = 0.5 ** (days since the card was last recalled — or created, if never —
+                         / temperature.half_life_days)
+    frequency  = F + (1 − F) · min(1, ln(1 + access_count) / ln(1 + temperature.frequency_saturation))
+                 with F = temperature.frequency_floor (a card nobody recalled yet is not worthless)
+    relevance  = R + (1 − R) · importance,  R = temperature.relevance_floor
+                 (halved for a card whose fact was superseded: `valid_until` in the past)
+
+Tiers: HOT at or above `temperature.hot_threshold` (0.7), WARM at or above `warm_threshold`
+(0.3), COLD below. At most `temperature.hot_limit` cards are HOT: the coolest of the rest are
+demoted to WARM. With the defaults (F 0.75, R 0.6, half-life 30 days) a fresh card of average
+importance (0.5) starts at 0.6 (WARM) and, if nobody recalls it, turns COLD after one
+half-life; a card recalled 20+ times with importance 0.5 starts at 0.8 (HOT) and stays HOT for
+about six days after its last recall.
+
+A COLD card loses its L1 row (vector and full-text) but keeps everything in L2, so recall still
+reaches it by walking the graph; a card that warms up again (recalled through the graph, its
+access folded in) gets its row back.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..config import TemperatureConfig
+from ..distilling import index_row, index_text
+from .common import CardRow, as_datetime, card_rows, parse_time
+
+if TYPE_CHECKING:
+    from ..engine import Alaya
+
+TIERS = ("HOT", "WARM", "COLD")
+_SUPERSEDED_RELEVANCE = 0.5
+
+
+def temperature(
+    *,
+    created_at: str | None,
+    last_accessed: str | None,
+    access_count: int,
+    importance: float,
+    now: datetime,
+    config: TemperatureConfig,
+    valid_until: str | None = None,
+) -> float:
+    """The formula of the module docstring, for one card."""
+    moments = [m for m in (parse_time(created_at), parse_time(last_accessed)) if m is not None]
+    age_days = max(0.0, (now - max(moments)).total_seconds() / 86400) if moments else 0.0
+    recency = 0.5 ** (age_days / config.half_life_days)
+    saturation = min(1.0, math.log1p(max(0, access_count)) / math.log1p(config.frequency_saturation))
+    frequency = config.frequency_floor + (1 - config.frequency_floor) * saturation
+    relevance = config.relevance_floor + (1 - config.relevance_floor) * min(1.0, max(0.0, importance))
+    ended = parse_time(valid_until)
+    if ended is not None and ended <= now:
+        relevance *= _SUPERSEDED_RELEVANCE
+    return recency * frequency * relevance
+
+
+def tier_of(value: float, config: TemperatureConfig) -> str:
+    if value >= config.hot_threshold:
+        return "HOT"
+    if value >= config.warm_threshold:
+        return "WARM"
+    return "COLD"
+
+
+def histogram(values: list[float], bins: int = 10) -> list[dict[str, Any]]:
+    counts, edges = np.histogram(np.clip(values, 0, 1), bins=bins, range=(0.0, 1.0)) if values else (
+        [0] * bins, np.linspace(0, 1, bins + 1))
+    return [{"from": round(float(edges[i]), 2), "to": round(float(edges[i + 1]), 2), "cards": int(counts[i])}
+            for i in range(bins)]
+
+
+def plan(rows: list[CardRow], indexed: set[str], now: datetime, config: TemperatureConfig) -> dict[str, Any]:
+    """New temperature and tier per card, the HOT overflow, and which L1 rows go or come back."""
+    temps = {
+        r.id: temperature(created_at=r.created_at, last_accessed=r.last_accessed, access_count=r.access_count,
+                          importance=r.importance, now=now, config=config, valid_until=r.valid_until)
+        for r in rows
+    }
+    tiers = {cid: tier_of(t, config) for cid, t in temps.items()}
+    hot = sorted((cid for cid, tier in tiers.items() if tier == "HOT"), key=lambda c: (-temps[c], c))
+    demoted = hot[config.hot_limit:]
+    for cid in demoted:
+        tiers[cid] = "WARM"
+    by_id = {r.id: r for r in rows}
+    updates = [
+        {"id": cid, "temperature": round(temps[cid], 4), "tier": tiers[cid]}
+        for cid in temps
+        if tiers[cid] != by_id[cid].tier or abs(round(temps[cid], 4) - by_id[cid].temperature) >= 1e-4
+    ]
+    transitions = Counter(f"{by_id[cid].tier}->{tiers[cid]}" for cid in temps if tiers[cid] != by_id[cid].tier)
+    drop_rows = sorted(cid for cid, tier in tiers.items() if tier == "COLD" and cid in indexed)
+    add_rows = sorted(cid for cid, tier in tiers.items() if tier != "COLD" and cid not in indexed)
+    return {
+        "temps": temps, "tiers": tiers, "updates": updates, "transitions": dict(sorted(transitions.items())),
+        "demoted": demoted, "drop_rows": drop_rows, "add_rows": add_rows,
+    }
+
+
+def cool_down(memory: "Alaya", *, now: Any = None, dry_run: bool = False) -> dict[str, Any]:
+    """Recompute temperatures and tiers; COLD cards leave L1, warmed-up ones come back."""
+    moment = as_datetime(now)
+    config = memory.config.temperature
+    with memory.lock.read("introspect cool-down (reading cards)"):
+        with memory.graph(write=False) as graph:
+            rows = card_rows(graph)
+        indexed = set(memory.index.card_ids())
+    p = plan(rows, indexed, moment, config)
+    report = {
+        "cards": len(rows),
+        "tiers": dict(Counter(p["tiers"].values())),
+        "transitions": p["transitions"],
+        "demoted_hot_limit": len(p["demoted"]),
+        "embeddings_removed": len(p["drop_rows"]),
+        "embeddings_restored": len(p["add_rows"]),
+        "histogram": histogram(list(p["temps"].values())),
+    }
+    if dry_run or not (p["updates"] or p["drop_rows"] or p["add_rows"]):
+        return report
+    restore: list[Any] = []
+    if p["add_rows"]:
+        with memory.lock.read("introspect cool-down (cards to re-index)"):
+            with memory.graph(write=False) as graph:
+                restore = list(graph.get_cards(p["add_rows"]).values())
+    vectors = memory.embedder.embed([index_text(card) for card in restore]) if restore else None
+    with memory.lock.write("introspect cool-down"):
+        with memory.graph(write=True) as graph:
+            apply_updates(graph, p["updates"])
+            present = {r[0] for r in graph.query("MATCH (c:Card) WHERE c.id IN $ids RETURN c.id",
+                                                 {"ids": [c.id for c in restore]})} if restore else set()
+        memory.index.delete_cards(p["drop_rows"])
+        keep = [i for i, card in enumerate(restore) if card.id in present]
+        if keep:
+            memory.index.upsert_cards([index_row(restore[i]) for i in keep], vectors[keep])
+    return report
+
+
+def apply_updates(graph: Any, updates: list[dict[str, Any]], chunk: int = 5000) -> None:
+    for start in range(0, len(updates), chunk):
+        graph.query(
+            "UNWIND $rows AS r MATCH (c:Card {id: r.id}) SET c.temperature = r.temperature, c.tier = r.tier",
+            {"rows": updates[start:start + chunk]},
+        )

@@ -1,0 +1,68 @@
+"""`alaya verify`: compare the layers (DESIGN.md §1: L3 is the truth).
+
+Problems found, each as `{"kind", "card"?, "session"?, "detail"}`:
+
+- `missing_l1_row`: a card that is not COLD has no row in L1 (recall cannot find it by words
+  or meaning); `stale_l1_row`: an L1 row for a card that is not in L2 (or is COLD);
+- `missing_session`: a card cites a session (its sources or an EXTRACTED_FROM edge) whose file
+  is not in `raw/sessions` (L3);
+- `orphan_edge`: an edge to or from a card that does not exist (a node with no content, left by
+  a partial write or a hand edit);
+- `no_provenance`: a card with no sources and no EXTRACTED_FROM edge.
+
+A read: the shared lock only. `alaya rebuild` repairs everything but missing L3 files.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..engine import Alaya
+
+
+def verify(memory: "Alaya") -> dict[str, Any]:
+    memory.dirs.require()
+    with memory.lock.read("verify"):
+        with memory.graph(write=False) as graph:
+            cards = graph.query("MATCH (c:Card) RETURN c.id, c.tier, c.sources, c.title, c.created_at")
+            extracted = graph.query("MATCH (c:Card)-[:EXTRACTED_FROM]->(s:Session) RETURN c.id, s.id")
+            edges = graph.query("MATCH (a:Card)-[e]->(b:Card) RETURN a.id, label(e), e.type, b.id")
+        indexed = set(memory.index.card_ids())
+        sessions = set(memory.raw.session_ids())
+    problems: list[dict[str, Any]] = []
+    real = {cid for cid, _tier, _src, title, created in cards if title is not None and created is not None}
+    tiers = {cid: tier or "WARM" for cid, tier, *_ in cards}
+    cited: dict[str, set[str]] = {}
+    for cid, session in extracted:
+        cited.setdefault(cid, set()).add(session)
+    for cid, tier, sources, title, created in cards:
+        if cid not in real:
+            continue
+        try:
+            refs = {s["session_id"] for s in json.loads(sources or "[]")}
+        except (ValueError, TypeError, KeyError):
+            refs = set()
+            problems.append({"kind": "no_provenance", "card": cid, "detail": "sources are unreadable"})
+        if (tier or "WARM") != "COLD" and cid not in indexed:
+            problems.append({"kind": "missing_l1_row", "card": cid, "detail": f"{tier or 'WARM'} card has no L1 row"})
+        if not refs and not cited.get(cid):
+            problems.append({"kind": "no_provenance", "card": cid, "detail": "no sources and no EXTRACTED_FROM edge"})
+        for session in sorted((refs | cited.get(cid, set())) - sessions):
+            problems.append({"kind": "missing_session", "card": cid, "session": session,
+                             "detail": f"session {session} is not in raw/sessions"})
+    for cid in sorted(indexed - real):
+        problems.append({"kind": "stale_l1_row", "card": cid, "detail": "L1 row for a card that is not in L2"})
+    for cid in sorted(c for c in indexed & real if tiers.get(c) == "COLD"):
+        problems.append({"kind": "stale_l1_row", "card": cid, "detail": "COLD card still has an L1 row"})
+    for src, label, custom, dst in edges:
+        rel = custom if label == "CUSTOM" else label
+        for end in (src, dst):
+            if end not in real:
+                problems.append({"kind": "orphan_edge", "card": end, "detail": f"{src} -[{rel}]-> {dst}: no card {end}"})
+    counts: dict[str, int] = {}
+    for p in problems:
+        counts[p["kind"]] = counts.get(p["kind"], 0) + 1
+    return {"ok": not problems, "cards": len(real), "indexed": len(indexed), "sessions": len(sessions),
+            "edges": len(edges), "problems": problems, "counts": counts}
