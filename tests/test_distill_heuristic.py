@@ -170,8 +170,46 @@ def test_short_answer_merged_with_question(ops: Session) -> None:
         ],
     )
     r = _distill(chat)
-    assert [c.turn_ids for c in r.cards] == [["1", "2"], ["4"]]
+    # A short answer is merged (no card of its own); a long one pairs with the question and keeps its card.
+    assert [c.turn_ids for c in r.cards] == [["1", "2"], ["3", "4"], ["4"]]
     assert "May 2022" in r.cards[0].content and "Porto" in r.cards[0].content
+
+
+def test_question_answer_card() -> None:
+    long_answer = (
+        "Use transaction pooling in PgBouncer and set default_pool_size to 20 per database. "
+        "Session pooling pins one server connection per client, so with 20 workers you run out at 500. "
+        "Also raise max_client_conn to 1000. " + "Then watch SHOW POOLS for a day to confirm the numbers. " * 6
+        + "\n\n```ini\n[pgbouncer]\npool_mode = transaction\n```"
+    )
+    s = Session(
+        id="qa-card",
+        started_at="2024-03-12",
+        turns=[
+            Turn(id="u1", role="user", content="Our API keeps timing out under load. How should I size the pgbouncer pool?"),
+            Turn(id="a1", role="assistant", content=long_answer),
+            Turn(id="u2", role="user", content="Does it work with prepared statements?"),
+            Turn(id="u3", role="user", content="We use them everywhere in the billing service."),
+        ],
+    )
+    r = _distill(s)
+    by = {tuple(c.turn_ids): c for c in r.cards}
+    qa = by[("u1", "a1")]
+    assert qa.key == "qa-card:u1:0"
+    assert qa.content.startswith("user (12 March 2024): Our API keeps timing out under load. How should I size")
+    assert "\nassistant: Use transaction pooling in PgBouncer" in qa.content
+    # The reply is cut to its opening sentences, marked with …, and leaves the code to its own card.
+    assert qa.content.rstrip().endswith("\u2026") and "pool_mode" not in qa.content
+    assert len(qa.content) < len(long_answer)
+    assert "timing out" in qa.title or "pgbouncer" in qa.title.lower()
+    # The reply keeps its own, complete card(s).
+    assert "pool_mode = transaction" in "\n".join(c.content for c in r.cards if c.turn_ids == ["a1"])
+    # A question followed by the same speaker is not paired.
+    assert not any("u2" in c.turn_ids and len(c.turn_ids) > 1 for c in r.cards)
+    # `start` at the answer: the question is never cited.
+    r = _distill(s, start=1)
+    assert all("u1" not in c.turn_ids for c in r.cards)
+    assert _distill(s).model_dump() == _distill(s.model_copy(deep=True)).model_dump()
 
 
 def test_relative_dates_resolved() -> None:
@@ -273,8 +311,9 @@ def test_sources_only_the_right_turns() -> None:
     r = _distill(s)
     by = {tuple(c.turn_ids): c for c in r.cards}
     assert ("a",) in by and "Acme" in by[("a",)].entities
-    # The question carries a named entity, so it stands as its own card citing only itself.
-    assert ("q",) in by
+    # The question is answered by another speaker: its card carries the answer and cites both.
+    assert ("q", "a") in by and ("q",) not in by
+    assert "Acme going?" in by[("q", "a")].content and "data platform team" in by[("q", "a")].content
     for c in r.cards:
         for tid in c.turn_ids:
             turn = next(t for t in s.turns if t.id == tid)

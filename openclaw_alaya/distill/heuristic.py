@@ -4,14 +4,19 @@ No network, no model. Per turn (or per paragraph group of a long turn):
 
 1. split into sentences (English on ``.!?`` + space, Chinese on ``。！？；``) and drop filler
    sentences (greetings, thanks, "Wow, that's great!", 好的...);
-2. skip what carries no information; hold a bare question until the next turn, and merge
-   a short answer with it (one card citing both turns);
+2. skip what carries no information. A turn that ends with a question and is followed by
+   another speaker's reply becomes a question/answer card citing both turns: the question
+   (with what precedes it) plus the reply's opening sentences (about ``ANSWER_EXCERPT``
+   chars, ``…`` when cut), so a memory keeps what was asked with what was answered; the reply
+   keeps its own card too (recall skips it when the pair already covers it). A bare question
+   with a short answer is one card and the answer gets no other;
 3. the card keeps the text verbatim behind a ``Speaker (8 May 2023):`` header, with relative
    dates resolved (``[yesterday = 7 May 2023]``); the type comes from cue phrases (cues.py);
 4. links: CAUSED_BY from cause phrases, DEPENDS_ON from dependency phrases, SIMILAR_TO between
    cards sharing entities or many keywords.
 
-Cards cite only turns in ``session.turns[start:]``; keys are ``{session}:{first turn}:{n}``.
+Cards cite only turns in ``session.turns[start:]`` (a question before ``start`` is never paired);
+keys are ``{session}:{first turn}:{n}``.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ TITLE_MAX = 80
 LONG_TURN = 600  # chars: above this a turn with several paragraphs may give several cards
 SHORT_ANSWER = 80  # chars: an answer this short is merged with a held question
 SHORT_YES_NO_ANSWER = 160
+ANSWER_EXCERPT = 300  # chars: the opening of a reply appended to the question's card
 
 _SENT_SPLIT_RE = re.compile(r"(?<=[.!?\u2026])[\"'\u201d\u2019)\]]*\s+|(?<=[。！？；!?])\s*")
 _PARA_SPLIT_RE = re.compile(r"\n[ \t]*\n+")
@@ -160,6 +166,18 @@ def _trim_title(s: str, limit: int = TITLE_MAX) -> str:
     return cut.rstrip(" ,;:-") + "\u2026"
 
 
+def _cut_words(s: str, limit: int) -> str:
+    """``s`` cut to at most ``limit`` chars at a word boundary, ending with ``…``."""
+    if len(s) <= limit:
+        return s
+    cut = s[: limit - 1]
+    if not _is_cjk(cut):
+        sp = cut.rfind(" ")
+        if sp >= limit // 2:
+            cut = cut[:sp]
+    return cut.rstrip(" ,;:-") + "\u2026"
+
+
 class HeuristicDistiller:
     """Deterministic, offline distiller (the default). See the module docstring."""
 
@@ -173,40 +191,44 @@ class HeuristicDistiller:
         ctx = _Context(session)
         drafts: list[_Draft] = []
         per_first: dict[str, int] = {}
-        held: tuple[Turn, _Piece] | None = None  # a question waiting for its answer
+        todo = turns[start:]  # cards cite only these turns
+        cache: dict[int, list[_Piece]] = {}
 
-        def emit(src: list[tuple[Turn, _Piece]]) -> None:
+        def pieces_at(k: int) -> list[_Piece]:
+            if k not in cache:
+                cache[k] = ctx.pieces(todo[k])
+            return cache[k]
+
+        def emit(src: list[tuple[Turn, _Piece]], pair: bool = False) -> None:
             first = src[0][0].id
             n = per_first.get(first, 0)
             per_first[first] = n + 1
-            drafts.append(ctx.make_draft(f"{session.id}:{first}:{n}", src))
+            drafts.append(ctx.make_draft(f"{session.id}:{first}:{n}", src, pair))
 
-        def flush_held() -> None:
-            nonlocal held
-            if held is not None and held[1].informative:
-                emit([held])
-            held = None
-
-        for turn in turns[start:]:
-            pieces = ctx.pieces(turn)
-            if len(pieces) == 1:
-                piece = pieces[0]
-                if held is not None and self._answers(held, turn, piece):
-                    emit([held, (turn, piece)])
-                    held = None
-                    continue
-                flush_held()
-                if piece.question_only and piece.text:
-                    held = (turn, piece)
-                    continue
-                if piece.informative:
-                    emit([(turn, piece)])
+        consumed = -1  # a short answer merged into the previous question's card
+        for k, turn in enumerate(todo):
+            if k == consumed:
                 continue
-            flush_held()
-            for piece in pieces:
+            pieces = pieces_at(k)
+            last = len(pieces) - 1
+            for i, piece in enumerate(pieces):
+                reply = None
+                if i == last and k + 1 < len(todo):
+                    reply = self._reply(turn, piece, todo[k + 1], pieces_at(k + 1))
+                if reply is not None:
+                    a_turn, a_pieces = reply
+                    if len(pieces) == 1 and self._short_answer(piece, a_turn, a_pieces):
+                        # A bare question and its short answer: one card, the answer needs no other.
+                        emit([(turn, piece), (a_turn, a_pieces[0])])
+                        consumed = k + 1
+                        continue
+                    excerpt = ctx.excerpt(a_pieces)
+                    if excerpt.text and (piece.informative or excerpt.informative):
+                        # The question keeps its answer's opening as context; the answer keeps its own card.
+                        emit([(turn, piece), (a_turn, excerpt)], pair=True)
+                        continue
                 if piece.informative:
                     emit([(turn, piece)])
-        flush_held()
 
         links = _links(drafts, ctx)
         cards = [
@@ -220,17 +242,28 @@ class HeuristicDistiller:
         return DistillResult(cards=cards, links=links)
 
     @staticmethod
-    def _answers(held: tuple[Turn, _Piece], turn: Turn, piece: _Piece) -> bool:
-        q_turn, _ = held
-        if q_turn.name and turn.name and q_turn.name == turn.name:
+    def _reply(
+        turn: Turn, piece: _Piece, nxt: Turn, nxt_pieces: list[_Piece]
+    ) -> tuple[Turn, list[_Piece]] | None:
+        """The next turn, when ``piece`` ends with a question and another speaker replies."""
+        if not piece.sentences or not _QUESTION_END_RE.search(piece.sentences[-1]):
+            return None
+        if turn.name and nxt.name and turn.name == nxt.name:
+            return None
+        if not (turn.name and nxt.name) and turn.role == nxt.role:
+            return None
+        if not nxt.content.strip():
+            return None
+        return nxt, nxt_pieces
+
+    @staticmethod
+    def _short_answer(q_piece: _Piece, turn: Turn, pieces: list[_Piece]) -> bool:
+        if not q_piece.question_only or len(pieces) != 1:
             return False
-        if not q_turn.name and q_turn.role == turn.role:
-            return False
+        piece = pieces[0]
         if piece.question_only:
             return False
         raw = turn.content.strip()
-        if not raw:
-            return False
         if piece.informative and len(piece.text) <= SHORT_ANSWER:
             return True
         if YES_NO_RE.match(raw) and len(raw) <= SHORT_YES_NO_ANSWER:
@@ -368,6 +401,45 @@ class _Context:
             informative = bool(named or has_number or notes or cue or cw >= 1)
         return _Piece(body, sentences, question_only, informative, has_number, entities, notes, cues)
 
+    def excerpt(self, pieces: list[_Piece]) -> _Piece:
+        """The opening sentences of a reply (about ``ANSWER_EXCERPT`` chars, ``…`` when cut)."""
+        sentences: list[str] = []
+        skipped = False
+        for p in pieces:
+            in_fence = False
+            for sent in p.sentences:
+                if in_fence or sent.lstrip().startswith(_FENCE):  # code stays in the reply's own card
+                    skipped = True
+                    if sent.count(_FENCE) % 2 == 1:
+                        in_fence = not in_fence
+                    continue
+                sentences.append(sent)
+        out = ""
+        cut = skipped
+        for sent in sentences:
+            sent = _SPACE_RE.sub(" ", sent.replace("\n", " ")).strip()
+            if not sent:
+                continue
+            if out and len(out) + 1 + len(sent) > ANSWER_EXCERPT:
+                cut = True
+                break
+            if len(sent) > ANSWER_EXCERPT:  # (only as the first sentence)
+                out = _cut_words(sent, ANSWER_EXCERPT)
+                break
+            out = sent if not out else out + ("" if out[-1] in _CJK_STOPS else " ") + sent
+        if not out:
+            return _Piece("", [], False, False, False, [], [], {})
+        if cut and not out.endswith("\u2026"):
+            out += " \u2026"
+        src = [p for p in pieces if p.text]
+        has_number = _DIGIT_RE.search(out) is not None
+        entities = [e for p in src for e in p.entities if e in out]
+        notes = [n for p in src for n in p.notes if n.split(" = ")[0] in out]
+        named = [e for e in entities if e.lower() not in self.name_keys]
+        cues = CUES.counts(out)
+        informative = bool(named or has_number or notes or _content_words(out, self.name_keys) >= 1)
+        return _Piece(out, [out], False, informative, has_number, entities, notes, cues)
+
     # -- drafts ---------------------------------------------------------------------------
 
     def _title(self, piece: _Piece) -> str:
@@ -386,7 +458,7 @@ class _Context:
             t = t[0].upper() + t[1:]
         return _trim_title(t)
 
-    def make_draft(self, key: str, src: list[tuple[Turn, _Piece]]) -> _Draft:
+    def make_draft(self, key: str, src: list[tuple[Turn, _Piece]], pair: bool = False) -> _Draft:
         first_turn = src[0][0]
         when = self.when(first_turn)
         date_txt = render_date(when.date()) if when else None
@@ -410,7 +482,7 @@ class _Context:
         if notes:
             content += " [" + "; ".join(notes) + "]"
         # Title: the question's gist + the answer for a merged pair, else the gist.
-        if len(src) == 2:
+        if len(src) == 2 and not (pair and not src[0][1].question_only):
             q_piece, a_piece = src[0][1], src[1][1]
             q_raw = q_piece.sentences[-1] if q_piece.sentences else q_piece.text
             q = _trim_title(TITLE_PREFIX_RE.sub("", q_raw) or q_raw, 44)
