@@ -7,9 +7,10 @@ names the key, e.g. `config.json: recall.rrf_k: Input should be a valid integer`
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .errors import ConfigError
 from .fsutil import atomic_write
@@ -140,6 +141,39 @@ class BackupConfig(_Section):
     dest: str | None = None  # default: <data dir>/backups
 
 
+class RedactionPattern(_Section):
+    name: str = Field(min_length=1, max_length=64)  # shown as [REDACTED:<name>]
+    pattern: str = Field(min_length=1)  # a Python regular expression; the whole match is replaced
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"not a valid regular expression ({exc})") from None
+        return value
+
+
+class RedactionConfig(_Section):
+    """Secret redaction before anything is stored, embedded or injected (redact.py)."""
+
+    enabled: bool = True
+    redact_raw: bool = True  # off: L3 keeps the original text; L2, L1 and injection are still redacted
+    extra_patterns: list[RedactionPattern] = Field(default_factory=list)
+    allowlist: list[str] = Field(default_factory=list)  # regexes; a secret they fully match is kept
+
+    @field_validator("allowlist")
+    @classmethod
+    def _allow_compiles(cls, values: list[str]) -> list[str]:
+        for value in values:
+            try:
+                re.compile(value)
+            except re.error as exc:
+                raise ValueError(f"{value!r} is not a valid regular expression ({exc})") from None
+        return values
+
+
 class Config(_Section):
     embedding: EmbeddingConfig = Field(default_factory=EmbeddingConfig)
     temperature: TemperatureConfig = Field(default_factory=TemperatureConfig)
@@ -151,6 +185,7 @@ class Config(_Section):
     hook: HookConfig = Field(default_factory=HookConfig)
     cron: CronConfig = Field(default_factory=CronConfig)
     backup: BackupConfig = Field(default_factory=BackupConfig)
+    redaction: RedactionConfig = Field(default_factory=RedactionConfig)
 
     @classmethod
     def load(cls, path: Path) -> "Config":

@@ -27,6 +27,7 @@ from .locking import StoreLock
 from .models import CARD_TYPES, CORE_RELATIONS, RecallResult, Session, TraceResult, check_id
 from .progress import progress
 from .providers import make_distiller, make_embedder
+from . import redact
 from .raw_store import RawStore
 from .relations import expand_link, is_custom, normalise_relation, relation_description
 
@@ -123,6 +124,7 @@ class Alaya:
         """Store a session's new turns in L3 and its Session node in L2. Nothing is distilled yet."""
         self.dirs.require()
         session = self._parse(source, agent_id=agent_id, session_id=session_id, include_tools=include_tools)
+        session, _clean = redact.for_ingest(self, session)  # secrets out before anything is stored
         with self.lock.write(f"ingest {session.id}"):
             merged, new_turns = self.raw.merge(session)
             stored = None if new_turns else self.raw.find(merged.id)
@@ -136,13 +138,14 @@ class Alaya:
                         "started_at": merged.started_at,
                         "ingested_at": now_iso(),
                         "path": str(path),
-                        "title": merged.title,
+                        "title": redact.clean_text(self, merged.title),
                         "source_format": merged.source_format,
                         "turn_count": len(merged.turns),
                         "distilled_turns": known.get("distilled_turns") or 0,
                         "last_card": known.get("last_card"),
                     }
                 )
+            redact.record_new_turns(self, new_turns)
         return IngestResult(session_id=merged.id, new_turns=len(new_turns), total_turns=len(merged.turns), path=str(path))
 
     def _parse(self, source: Any, **options: Any) -> Session:
@@ -183,7 +186,7 @@ class Alaya:
         report = DistillReport()
         batch: list[DistillPlan] = []
         for done, row in enumerate(pending, 1):
-            session = self.raw.load(row["id"])
+            session = redact.for_derived(self, self.raw.load(row["id"]))
             if session is not None:
                 batch.append(
                     prepare(session, row["distilled_turns"] or 0, distiller, self.embedder,
@@ -326,7 +329,15 @@ class Alaya:
             "embedder": self.embedder.id,
             "distiller": self.config.distill.llm_provider,
             **_status_details(self),
+            "redaction": _redaction_status(self),
         }
+
+
+def _redaction_status(memory: Alaya) -> dict[str, Any]:
+    """Whether secrets are redacted, and how many have been (redaction_plugin.py)."""
+    from .redaction_plugin import status
+
+    return status(memory)
 
 
 def _status_details(memory: Alaya) -> dict[str, Any]:

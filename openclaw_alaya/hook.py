@@ -256,7 +256,6 @@ def new_turns(stored: list[Turn], incoming: list[Turn]) -> list[Turn]:
 def capture(memory: "Alaya", event: EndEvent) -> dict[str, Any]:
     """The built-in session_end: ingest (L3 first), distill this session, refresh the summary."""
     from .models import Session
-    from .plugins import get_plugin_manager
 
     report: dict[str, Any] = {"session_id": event.session_id, "agent_id": event.agent_id, "reason": event.reason, "new_turns": 0}
     sid = event.session_id
@@ -272,9 +271,12 @@ def capture(memory: "Alaya", event: EndEvent) -> dict[str, Any]:
             return report
         memory.init()  # first capture on a fresh install
     stored = memory.raw.load(sid)
-    fresh = new_turns(stored.turns if stored else [], event.turns)
+    from .redact import for_alignment
+
+    incoming = for_alignment(memory, sid, stored.agent_id if stored else event.agent_id, event.turns)
+    fresh = new_turns(stored.turns if stored else [], incoming)
     if fresh:
-        first_user = next((t.content for t in event.turns if t.role == "user"), "")
+        first_user = next((t.content for t in incoming if t.role == "user"), "")
         session = Session(
             id=sid,
             agent_id=stored.agent_id if stored else event.agent_id,
@@ -285,10 +287,7 @@ def capture(memory: "Alaya", event: EndEvent) -> dict[str, Any]:
             source_format="openclaw-hook",
             turns=fresh,
         )
-        for result in get_plugin_manager().hook.store_filter(session=session):
-            if isinstance(result, Session) and result.id == session.id:
-                session = result
-        ingested = memory.ingest(session)
+        ingested = memory.ingest(session)  # runs the store filters (secret redaction)
         report["new_turns"] = ingested.new_turns
         report["total_turns"] = ingested.total_turns
     elif stored is None:

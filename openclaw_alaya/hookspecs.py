@@ -42,11 +42,15 @@ def register_distillers(register: Any) -> None:
 
 
 @hookspec
-def store_filter(session: Any) -> Any:
-    """Filter a session before the session-end hook stores it (e.g. redact secrets).
+def store_filter(session: Any, memory: Any) -> Any:
+    """Filter a session before anything of it is stored, embedded or injected (e.g. redact
+    secrets). Runs on every ingest path (`Alaya.ingest`: CLI, stdin, session-end hook, API)
+    and again on a session loaded from L3 for distilling.
 
-    Return a changed `Session` (same id and agent) or None to leave it as it is. Filters run
-    one after another, each on the previous one's output.
+    `memory` is the `Alaya` engine (its `config`), or None. Return a changed `Session` (same
+    id and agent) or None to leave it as it is. Filters run one after another, each on the
+    previous one's output (`redact.apply_store_filters`); the built-in one is
+    `openclaw_alaya.redaction_plugin`. Filters must be idempotent: stored text passes again.
     """
 
 

@@ -81,6 +81,12 @@ def build(memory: "Alaya", request: StartRequest) -> str:
         for section in result if isinstance(result, list) else [result]:
             if isinstance(section, Section) and section.items:
                 sections.append(section)
+    from .redact import from_config
+
+    redactor = from_config(memory.config)  # memories stored before redaction was on, or by plugins
+    if redactor is not None:
+        for section in sections:
+            section.items = [Item(redactor.redact(i.text)[0], i.id) for i in section.items]
     return fit(sections, request.budget)
 
 

@@ -35,6 +35,9 @@ def _build() -> pluggy.PluginManager:
     pm = pluggy.PluginManager(hookspecs.PROJECT)
     pm.add_hookspecs(hookspecs)
     pm.register(default_plugin, name="default")
+    from . import redaction_plugin
+
+    pm.register(redaction_plugin, name="redaction")
     pm.load_setuptools_entrypoints(hookspecs.PROJECT)
     for name in filter(None, (part.strip() for part in os.environ.get("ALAYA_PLUGINS", "").split(","))):
         if pm.has_plugin(name):

@@ -1,0 +1,337 @@
+"""Secret redaction: what must never be stored, embedded or injected (issue 6, anchors §4.13).
+
+`Redactor.redact(text)` replaces every secret it recognises with `[REDACTED:<kind>]` and
+counts them by kind. The built-in store-filter plugin (`redaction_plugin`) runs it over every
+session before `Alaya.ingest` stores anything (all paths: `alaya ingest`, `--stdin`, the
+session-end hook, the Python API), and `inject.build` runs it once more over the injected text
+(for memories stored before redaction was on).
+
+Patterns, most specific first (a later pattern never sees text an earlier one replaced):
+
+- private key blocks (PEM, OpenSSH, PGP; also JSON-escaped ones, also cut-off ones);
+- provider keys by their fixed prefixes (Anthropic, OpenAI, GitHub, GitLab, Slack, Stripe,
+  Google, AWS, Azure, Hugging Face, npm, PyPI, SendGrid, Twilio, Telegram, Discord, …);
+- JWTs, bearer/basic authorization headers, passwords in URLs;
+- assignments: a key named like a secret (`password=`, `secret:`, `api_key=`, `"token": "…"`,
+  `AWS_SECRET_ACCESS_KEY=…`, `密码：…`) followed by a value that looks like one (for
+  password-like keys anything but a placeholder; for the rest a long, high-entropy value).
+
+Config (`redaction` in config.json): `enabled`, `redact_raw` (the L3 copy is redacted too;
+off keeps the original there, while L2, L1 and injection still get the redacted text),
+`extra_patterns` (`{"name", "pattern"}`) and `allowlist` (regexes; a match they fully match
+is kept).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .engine import Alaya
+    from .models import Session
+
+MARKER = "[REDACTED:{kind}]"
+MARKER_RE = re.compile(r"\[REDACTED:([a-z0-9-]+)\]")
+
+# Characters a token is made of; a secret ends where they end.
+_T = r"A-Za-z0-9_\-"
+_END = r"(?![A-Za-z0-9_\-])"
+_START = r"(?<![A-Za-z0-9_\-])"
+
+# (kind, needles, pattern, group): the pattern runs only on text containing one of the needles
+# (lower-cased for (?i) patterns: a cheap substring test first), and `group` is the part
+# replaced (0 = the whole match).
+_PATTERNS: list[tuple[str, tuple[str, ...], str, int]] = [
+    # --- key material ---------------------------------------------------------------------
+    ("private-key", ('PRIVATE KEY',), r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----[\s\S]{0,40000}?(?:-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----|\Z)", 0),
+    ("age-secret-key", ('AGE-SECRET-KEY-1',), r"AGE-SECRET-KEY-1[0-9A-Z]{58}", 0),
+    # --- LLM providers --------------------------------------------------------------------
+    ("anthropic-key", ('sk-ant-',), _START + r"sk-ant-[A-Za-z0-9]{2,8}-[" + _T + r"]{20,}", 0),
+    ("openrouter-key", ('sk-or-v1-',), _START + r"sk-or-v1-[a-f0-9]{32,}" + _END, 0),
+    ("openai-key", ('sk-',), _START + r"sk-(?:proj|svcacct|admin|None)-[" + _T + r"]{20,}", 0),
+    ("openai-key", ('sk-',), _START + r"sk-[A-Za-z0-9][A-Za-z0-9_\-]{19,}" + _END, 0),
+    ("groq-key", ('gsk_',), _START + r"gsk_[A-Za-z0-9]{40,}" + _END, 0),
+    ("xai-key", ('xai-',), _START + r"xai-[A-Za-z0-9]{40,}" + _END, 0),
+    ("perplexity-key", ('pplx-',), _START + r"pplx-[A-Za-z0-9]{40,}" + _END, 0),
+    ("replicate-key", ('r8_',), _START + r"r8_[A-Za-z0-9]{36,}" + _END, 0),
+    ("huggingface-token", ('hf_', 'api_org_'), _START + r"(?:hf_|api_org_)[A-Za-z0-9]{30,}" + _END, 0),
+    # --- code hosting and packages ----------------------------------------------------------
+    ("github-token", ('gh', 'github_pat_'), _START + r"gh[pousr]_[A-Za-z0-9]{36,}" + _END, 0),
+    ("github-token", ('gh', 'github_pat_'), _START + r"github_pat_[A-Za-z0-9_]{22,}" + _END, 0),
+    ("gitlab-token", ('gl',), _START + r"gl(?:pat|ptt|dt|rt|soat|cbt|imt|ft|agent)-[" + _T + r"]{20,}" + _END, 0),
+    ("npm-token", ('npm_',), _START + r"npm_[A-Za-z0-9]{36}" + _END, 0),
+    ("pypi-token", ('pypi-AgE',), _START + r"pypi-AgE[A-Za-z0-9_\-]{50,}" + _END, 0),
+    ("atlassian-token", ('ATATT3',), _START + r"ATATT3[A-Za-z0-9_=\-]{60,}" + _END, 0),
+    ("linear-key", ('lin_api_',), _START + r"lin_api_[A-Za-z0-9]{40}" + _END, 0),
+    ("notion-token", ('secret_', 'ntn_'), _START + r"(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{40,})" + _END, 0),
+    ("postman-key", ('PMAK-',), _START + r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}" + _END, 0),
+    # --- chat and messaging ---------------------------------------------------------------
+    ("slack-token", ('xox', 'xapp-'), _START + r"xox[abposre]-(?:\d+-)?[A-Za-z0-9\-]{10,}" + _END, 0),
+    ("slack-token", ('xox', 'xapp-'), _START + r"xapp-\d-[A-Za-z0-9\-]{20,}" + _END, 0),
+    ("slack-webhook", ('hooks.slack.com',), r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_\-]{20,}", 0),
+    ("discord-webhook", ('/api/webhooks/',), r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[" + _T + r"]{20,}", 0),
+    ("discord-token", ('.',), _START + r"[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}" + _END, 0),
+    ("telegram-bot-token", (':AA',), r"(?<![0-9])\d{8,10}:AA[A-Za-z0-9_\-]{33}" + _END, 0),
+    ("sendgrid-key", ('SG.',), _START + r"SG\.[A-Za-z0-9_\-]{16,32}\.[A-Za-z0-9_\-]{30,50}" + _END, 0),
+    ("twilio-key", ('SK',), _START + r"SK[0-9a-f]{32}" + _END, 0),
+    ("mailgun-key", ('key-',), _START + r"key-[0-9a-f]{32}" + _END, 0),
+    ("mailchimp-key", ('-us',), _START + r"[0-9a-f]{32}-us\d{1,2}" + _END, 0),
+    # --- payments and commerce --------------------------------------------------------------
+    ("stripe-key", ('_live_', '_test_'), _START + r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}" + _END, 0),
+    ("stripe-webhook-secret", ('whsec_',), _START + r"whsec_[A-Za-z0-9]{24,}" + _END, 0),
+    ("shopify-token", ('shp',), _START + r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}" + _END, 0),
+    # --- clouds ---------------------------------------------------------------------------
+    ("aws-access-key-id", ('AKIA', 'ASIA', 'ABIA', 'ACCA', 'AGPA', 'AIDA', 'AROA', 'AIPA', 'ANPA', 'ANVA', 'APKA'), _START + r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}" + _END, 0),
+    ("aws-secret-access-key", ('secret', 'session'), r"(?i)(?:aws_?secret_?access_?key|aws_?secret_?key|secret_?access_?key|aws_?session_?token)[\"']?\s*(?:[:=]|=>)\s*[\"']?([A-Za-z0-9/+=]{40,})", 1),
+    ("google-api-key", ('AIza',), _START + r"AIza[0-9A-Za-z_\-]{35}" + _END, 0),
+    ("google-oauth-secret", ('GOCSPX-',), _START + r"GOCSPX-[A-Za-z0-9_\-]{24,}" + _END, 0),
+    ("google-oauth-token", ('ya29.',), _START + r"ya29\.[0-9A-Za-z_\-]{20,}" + _END, 0),
+    ("azure-storage-key", ('accountkey', 'sharedaccesskey'), r"(?i)(?:AccountKey|SharedAccessKey)\s*=\s*([A-Za-z0-9+/]{40,}={0,2})", 1),
+    ("azure-sas-signature", ('sig=',), r"(?i)[?&]sig=([A-Za-z0-9%+/=]{30,})", 1),
+    ("azure-client-secret", ('Q~',), _START + r"[A-Za-z0-9_~.\-]{3}\dQ~[A-Za-z0-9_~.\-]{31,34}" + _END, 0),
+    ("digitalocean-token", ('_v1_',), _START + r"do[opr]_v1_[a-f0-9]{64}" + _END, 0),
+    ("databricks-token", ('dapi',), _START + r"dapi[a-f0-9]{32}(?:-\d)?" + _END, 0),
+    ("vault-token", ('hvs.', 'hvb.', 'hvr.'), _START + r"hv[sbr]\.[A-Za-z0-9_\-]{24,}" + _END, 0),
+    ("doppler-token", ('dp.',), _START + r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}" + _END, 0),
+    # --- generic shapes -------------------------------------------------------------------
+    ("jwt", ('eyJ',), _START + r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*", 0),
+    ("url-password", ('://',), r"(?i)\b[a-z][a-z0-9+.\-]{1,20}://[^\s:/@?#\[\]]{1,128}:([^\s@/?#]{1,256})@", 1),
+    ("basic-auth", ('authorization',), r"(?i)\bAuthorization\s*[:=]\s*[\"']?Basic\s+([A-Za-z0-9+/]{8,}={0,2})", 1),
+    ("bearer-token", ('bearer',), r"(?i)\bBearer\s+([A-Za-z0-9._~+/\-]{16,}=*)", 1),
+]
+
+# Keys whose value is a secret whatever it looks like, and keys whose value is one only when
+# it looks random (long, mixed, high entropy).
+_PASSWORD_KEYS = r"(?:pass(?:word|wd|phrase)?|pwd|db_?pass(?:word)?|passcode|pin_?code)"
+_SECRET_KEYS = (
+    r"(?:[A-Za-z0-9]+[_.\-])*(?:secret|token|api_?key|apikey|access_?key|auth_?key|private_?key|"
+    r"client_?secret|credentials?|auth|session_?key|signing_?key|encryption_?key|master_?key|x-api-key)"
+)
+_ASSIGN = r"[\"']?\s*(?:[:=]|=>|:=)\s*(?:[\"']([^\"'\n]{1,512})[\"']|([^\s\"',;&<>]{1,512}))"
+_PASSWORD_ASSIGN = re.compile(r"(?i)(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_.\-])*" + _PASSWORD_KEYS + _ASSIGN)
+_SECRET_ASSIGN = re.compile(r"(?i)(?<![A-Za-z0-9])" + _SECRET_KEYS + _ASSIGN)
+_CJK_PASSWORD = re.compile(r"(?:密码|口令|密碼|パスワード|비밀번호)\s*(?:[:：=]|是|为|為)\s*([^\s，。,;；]{4,128})")
+_PLACEHOLDER = re.compile(
+    r"(?i)^(?:\*+|x{3,}|\.{3,}|<[^>]*>|\{\{.*\}\}|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%[A-Za-z_]+%|\[REDACTED[^\]]*\]|"
+    r"none|null|nil|true|false|undefined|empty|redacted|changeme|change_me|example|your[_\-].*|my[_\-]?(?:password|secret|token|key)|"
+    r"password|secret|token|required|optional|string|str|env|os\.environ.*|process\.env.*|getenv.*)$"
+)
+
+
+_ASSIGN_NEEDLES = ("pass", "pwd", "pin", "secret", "token", "key", "auth", "credential")
+_CJK_NEEDLES = ("密码", "口令", "密碼", "パスワード", "비밀번호")
+
+
+def _needles(needles: tuple[str, ...], pattern: str) -> list[tuple[bool, str]]:
+    ci = pattern.startswith("(?i)")
+    return [(ci, n.lower() if ci else n) for n in needles]
+
+
+_RANDOM_TOKEN = re.compile(r"(?<![A-Za-z0-9+/=_\-])[A-Za-z0-9+/=_\-]{32,1024}(?![A-Za-z0-9+/=_\-])")
+_RANDOM_ENTROPY = 4.3
+
+
+def entropy(text: str) -> float:
+    """Shannon entropy in bits per character."""
+    if not text:
+        return 0.0
+    counts = Counter(text)
+    n = len(text)
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+def _looks_random(value: str) -> bool:
+    """A token-like value: long enough, letters and digits mixed, high entropy."""
+    if len(value) < 12 or " " in value:
+        return False
+    classes = sum(bool(re.search(p, value)) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^A-Za-z0-9]"))
+    return classes >= 2 and entropy(value) >= 3.0
+
+
+@dataclass
+class Redactor:
+    extra_patterns: list[tuple[str, str]] = field(default_factory=list)
+    allowlist: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._compiled = [(kind, _needles(n, p), re.compile(p), g) for kind, n, p, g in _PATTERNS]
+        self._compiled += [(_kind(name), None, re.compile(p), 0) for name, p in self.extra_patterns]
+        self._allow = [re.compile(p) for p in self.allowlist]
+
+    def redact(self, text: str) -> tuple[str, Counter]:
+        """(redacted text, count per kind)."""
+        counts: Counter = Counter()
+        if not text:
+            return text, counts
+        lower = text.lower()
+        for kind, needles, pattern, group in self._compiled:
+            if needles is None or any(n in (lower if ci else text) for ci, n in needles):
+                before = sum(counts.values())
+                text = self._sub(pattern, text, kind, group, counts)
+                if sum(counts.values()) != before:
+                    lower = text.lower()
+        if any(n in lower for n in _ASSIGN_NEEDLES):
+            text = self._sub_assign(_PASSWORD_ASSIGN, text, "password", counts, strict=False)
+            text = self._sub_assign(_SECRET_ASSIGN, text, "secret", counts, strict=True)
+        if any(n in text for n in _CJK_NEEDLES):
+            text = self._sub(_CJK_PASSWORD, text, "password", 1, counts)
+        text = self._sub_random(text, counts)
+        return text, counts
+
+    def _sub_random(self, text: str, counts: Counter) -> str:
+        """A long token of upper- and lower-case letters and digits with high entropy and no
+        context is a key in all likelihood (hex digests and UUIDs have no upper case)."""
+        def replace(m: re.Match) -> str:
+            value = m.group(0)
+            if (entropy(value) < _RANDOM_ENTROPY or not (re.search("[a-z]", value) and re.search("[A-Z]", value)
+                    and re.search("[0-9]", value)) or self._allowed(value)):
+                return value
+            counts["high-entropy-token"] += 1
+            return MARKER.format(kind="high-entropy-token")
+
+        return _RANDOM_TOKEN.sub(replace, text)
+
+    def _allowed(self, secret: str) -> bool:
+        return any(p.fullmatch(secret) for p in self._allow)
+
+    def _sub(self, pattern: re.Pattern, text: str, kind: str, group: int, counts: Counter) -> str:
+        def replace(m: re.Match) -> str:
+            secret = m.group(group)
+            if not secret or MARKER_RE.fullmatch(secret) or self._allowed(secret):
+                return m.group(0)
+            counts[kind] += 1
+            start, end = m.start(group) - m.start(0), m.end(group) - m.start(0)
+            whole = m.group(0)
+            return whole[:start] + MARKER.format(kind=kind) + whole[end:]
+
+        return pattern.sub(replace, text)
+
+    def _sub_assign(self, pattern: re.Pattern, text: str, kind: str, counts: Counter, *, strict: bool) -> str:
+        def replace(m: re.Match) -> str:
+            group = 1 if m.group(1) is not None else 2
+            value = m.group(group)
+            if (not value or MARKER_RE.search(value) or _PLACEHOLDER.match(value.strip())
+                    or self._allowed(value)):
+                return m.group(0)
+            if strict and not _looks_random(value):
+                return m.group(0)
+            if not strict and len(value.strip()) < 4:
+                return m.group(0)
+            counts[kind] += 1
+            start, end = m.start(group) - m.start(0), m.end(group) - m.start(0)
+            whole = m.group(0)
+            return whole[:start] + MARKER.format(kind=kind) + whole[end:]
+
+        return pattern.sub(replace, text)
+
+
+def _kind(name: str) -> str:
+    return re.sub(r"[^a-z0-9-]+", "-", name.lower()).strip("-") or "custom"
+
+
+def from_config(config: Any) -> Redactor | None:
+    """The redactor the config asks for, or None when redaction is off."""
+    section = getattr(config, "redaction", None)
+    if section is None:
+        return Redactor()
+    if not section.enabled:
+        return None
+    return Redactor([(p.name, p.pattern) for p in section.extra_patterns], list(section.allowlist))
+
+
+# --- sessions -------------------------------------------------------------------------------
+
+
+def redact_session(session: "Session", redactor: Redactor) -> tuple["Session", Counter]:
+    """A copy of the session with every turn's content, name and the title redacted."""
+    total: Counter = Counter()
+    turns = []
+    for turn in session.turns:
+        content, counts = redactor.redact(turn.content)
+        name, name_counts = redactor.redact(turn.name) if turn.name else (turn.name, Counter())
+        total += counts + name_counts
+        turns.append(turn if not (counts or name_counts) else turn.model_copy(update={"content": content, "name": name}))
+    title, counts = redactor.redact(session.title) if session.title else (session.title, Counter())
+    total += counts
+    if not total:
+        return session, total
+    return session.model_copy(update={"turns": turns, "title": title}), total
+
+
+def apply_store_filters(session: "Session", memory: "Alaya | None" = None) -> "Session":
+    """Run every `store_filter` hook implementation in turn, each on the previous one's output
+    (pluggy's own call would hand all of them the original)."""
+    from .models import Session
+    from .plugins import get_plugin_manager
+
+    hook = get_plugin_manager().hook.store_filter
+    for impl in reversed(hook.get_hookimpls()):  # registration order: built-in first
+        kwargs = {"session": session, "memory": memory}
+        result = impl.function(**{name: kwargs[name] for name in impl.argnames})
+        if isinstance(result, Session) and result.id == session.id and result.agent_id == session.agent_id:
+            session = result
+    return session
+
+
+def count_markers(texts: Iterable[str]) -> Counter:
+    counts: Counter = Counter()
+    for text in texts:
+        counts.update(MARKER_RE.findall(text or ""))
+    return counts
+
+
+# --- the engine's side (Alaya.ingest, Alaya.distill) ------------------------------------------
+
+
+def redact_raw(memory: "Alaya") -> bool:
+    section = getattr(memory.config, "redaction", None)
+    return True if section is None else bool(section.redact_raw)
+
+
+def for_ingest(memory: "Alaya", session: "Session") -> tuple["Session", "Session"]:
+    """(what L3 gets, what L2/L1/injection may see): both filtered, unless `redact_raw` is off
+    (then L3 gets the original)."""
+    clean = apply_store_filters(session, memory)
+    return (clean if redact_raw(memory) else session), clean
+
+
+def for_derived(memory: "Alaya", session: "Session | None") -> "Session | None":
+    """A session loaded from L3, made safe for distilling (a no-op when L3 is redacted)."""
+    if session is None or redact_raw(memory):
+        return session
+    return apply_store_filters(session, memory)
+
+
+def clean_text(memory: "Alaya", text: str | None) -> str | None:
+    redactor = from_config(memory.config)
+    return text if redactor is None or not text else redactor.redact(text)[0]
+
+
+def record_new_turns(memory: "Alaya", turns: list[Any]) -> None:
+    """Count the secrets redacted from newly stored turns (`alaya status`); under the write lock."""
+    from .redaction_plugin import record
+
+    if not turns:
+        return
+    if redact_raw(memory):
+        counts = count_markers(t.content for t in turns)
+    else:
+        redactor = from_config(memory.config)
+        counts = Counter()
+        for turn in turns if redactor is not None else []:
+            counts += redactor.redact(turn.content)[1]
+    record(memory, counts)
+
+
+def for_alignment(memory: "Alaya", session_id: str, agent_id: str, turns: list[Any]) -> list[Any]:
+    """Incoming hook turns as L3 would store them, so that they line up with stored turns."""
+    from .models import Session
+
+    if not turns or not redact_raw(memory):
+        return turns
+    return apply_store_filters(Session(id=session_id, agent_id=agent_id, turns=turns), memory).turns

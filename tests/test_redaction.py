@@ -1,0 +1,184 @@
+"""Secret redaction (issue 6): a corpus of secret shapes goes in through every ingest path and
+none of it comes out in L1, L2, the injected text or (by default) L3."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from secret_corpus import CORPUS, secret_pieces
+
+from openclaw_alaya import Alaya
+from openclaw_alaya.redact import Redactor
+
+PROMPT = "deploy key token password secret api key bearer stripe slack github aws azure openai"
+
+
+def alaya(data_dir: Path, *args: str, stdin: str | bytes = b"") -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "ALAYA_HOME"}
+    data = stdin.encode() if isinstance(stdin, str) else stdin
+    return subprocess.run([sys.executable, "-m", "openclaw_alaya", "--data-dir", str(data_dir), *args],
+                          input=data, capture_output=True, env=env, timeout=180)
+
+
+def turns_of(prefix: str) -> list[dict]:
+    out = []
+    for i, (_kind, _secret, sentence) in enumerate(CORPUS):
+        out.append({"role": "user", "content": f"{prefix} note {i}: {sentence}"})
+        out.append({"role": "assistant", "content": f"Noted the credential for item {i}; we decided to rotate it weekly."})
+    return out
+
+
+def file_bytes(root: Path, *, include_raw: bool) -> dict[str, bytes]:
+    files = {}
+    for path in root.rglob("*"):
+        if path.is_file() and (include_raw or "raw" not in path.relative_to(root).parts):
+            files[str(path.relative_to(root))] = path.read_bytes()
+    return files
+
+
+def leaks(texts: dict[str, bytes | str]) -> list[tuple[str, str]]:
+    found = []
+    for kind, secret, _ in CORPUS:
+        for piece in secret_pieces(secret):
+            needle = piece.encode()
+            for where, blob in texts.items():
+                if (needle in blob) if isinstance(blob, bytes) else (piece in blob):
+                    found.append((kind, where))
+    return sorted(set(found))
+
+
+def derived_texts(mem: Alaya) -> dict[str, str]:
+    """Every string of L2 (cards, sessions, entities) and L1 (card rows, relation rows)."""
+    with mem.graph(write=False) as graph:
+        cards = graph.query("MATCH (c:Card) RETURN c.title, c.content, c.tags, c.entities, c.sources")
+        sessions = graph.query("MATCH (s:Session) RETURN s.title, s.path")
+        entities = graph.query("MATCH (e:Entity) RETURN e.name")
+    rows = mem.index._table("cards").search().select(["text"]).limit(100_000).to_list()
+    return {"L2 cards": json.dumps(cards), "L2 sessions": json.dumps(sessions), "L2 entities": json.dumps(entities),
+            "L1 cards": json.dumps([r["text"] for r in rows])}
+
+
+def test_corpus_is_big_and_fully_redacted_by_the_redactor():
+    assert len(CORPUS) >= 20
+    redactor = Redactor()
+    for kind, secret, sentence in CORPUS:
+        text, counts = redactor.redact(sentence)
+        assert counts, kind
+        assert not [p for p in secret_pieces(secret) if p in text], (kind, text)
+
+
+def test_plain_text_is_left_alone():
+    redactor = Redactor()
+    for text in ["The password is required for login.", "token: none", "I like the secret sauce at Luigi's.",
+                 "api_key = ${OPENAI_API_KEY}", "set password=<your-password> first", "sk-learn is a library",
+                 "The skeleton key opens https://example.com/a:b", "Our JWT library is eyJ-free.",
+                 "我们用 pgbouncer 管连接池", "commit 3f9a2c1d4e5b6a7c8d9e0f1a2b3c4d5e6f7a8b9c fixed it"]:
+        assert redactor.redact(text) == (text, {}), text
+
+
+@pytest.fixture(scope="module")
+def redacted_dir(tmp_path_factory) -> Path:
+    data = tmp_path_factory.mktemp("redact") / "data"
+    assert alaya(data, "init").returncode == 0
+    # 1. Python API
+    Alaya(data).ingest(json.dumps({"session_id": "api-1", "title": CORPUS[0][2], "turns": turns_of("api")}).encode())
+    # 2. alaya ingest FILE
+    src = data.parent / "s.json"
+    src.write_text(json.dumps({"session_id": "file-1", "turns": turns_of("file")}))
+    assert alaya(data, "ingest", str(src)).returncode == 0
+    src.unlink()
+    # 3. alaya ingest --stdin (a message list)
+    assert alaya(data, "ingest", "--stdin", "--session-id", "stdin-1", stdin=json.dumps(turns_of("stdin"))).returncode == 0
+    # 4. alaya hook session-end, sent twice (OpenClaw re-sends the whole history)
+    event = {"agentId": "main", "sessionId": "hook-1", "reason": "agent_end", "messages": turns_of("hook")}
+    for _ in range(2):
+        proc = alaya(data, "hook", "session-end", stdin=json.dumps(event))
+        assert proc.returncode == 0, proc.stderr
+    assert alaya(data, "distill").returncode == 0
+    return data
+
+
+def test_no_secret_reaches_any_layer(redacted_dir):
+    mem = Alaya(redacted_dir)
+    derived = derived_texts(mem)
+    assert "[REDACTED:" in derived["L2 cards"] and "[REDACTED:" in derived["L1 cards"]
+    assert leaks(derived) == []
+    assert leaks(file_bytes(redacted_dir, include_raw=True)) == []  # L3, graph.kuzu, lancedb/, state/
+
+
+def test_no_secret_in_the_injected_text(redacted_dir):
+    proc = alaya(redacted_dir, "hook", "session-start", stdin=json.dumps({"agentId": "main", "prompt": PROMPT}))
+    assert proc.returncode == 0, proc.stderr
+    text = json.loads(proc.stdout)["prependContext"]
+    assert "REDACTED" in text
+    assert leaks({"injected": text}) == []
+
+
+def test_hook_resend_stores_nothing_new_and_status_counts(redacted_dir):
+    mem = Alaya(redacted_dir)
+    assert len(mem.raw.load("hook-1").turns) == 2 * len(CORPUS)
+    status = json.loads(alaya(redacted_dir, "status", "--json").stdout)
+    assert status["redaction"]["enabled"] is True
+    assert status["redaction"]["redacted"] >= 4 * len(CORPUS)
+    assert status["redaction"]["by_kind"]["private-key"] >= 8
+
+
+def test_redact_raw_off_keeps_l3_but_nothing_else(tmp_path):
+    data = tmp_path / "data"
+    mem = Alaya(data)
+    mem.init()
+    config = json.loads(mem.dirs.config.read_text())
+    config["redaction"]["redact_raw"] = False
+    mem.dirs.config.write_text(json.dumps(config))
+    mem = Alaya(data)
+    mem.ingest(json.dumps({"session_id": "raw-1", "title": CORPUS[1][2], "turns": turns_of("raw")}).encode())
+    mem.distill()
+    raw = file_bytes(data / "raw" / "sessions", include_raw=True)
+    assert len(leaks(raw)) >= len(CORPUS) - 2  # the original is kept in L3
+    assert leaks(derived_texts(mem)) == []
+    assert leaks({k: v for k, v in file_bytes(data, include_raw=False).items()}) == []
+    proc = alaya(data, "hook", "session-start", stdin=json.dumps({"prompt": PROMPT}))
+    assert leaks({"injected": json.loads(proc.stdout).get("prependContext", "")}) == []
+
+
+def test_injection_redacts_memories_stored_before_redaction(tmp_path):
+    data = tmp_path / "data"
+    mem = Alaya(data)
+    mem.init()
+    config = json.loads(mem.dirs.config.read_text())
+    config["redaction"]["enabled"] = False
+    mem.dirs.config.write_text(json.dumps(config))
+    Alaya(data).ingest(json.dumps({"session_id": "old-1", "turns": turns_of("old")}).encode())
+    Alaya(data).distill()
+    assert leaks(derived_texts(Alaya(data)))  # stored in the clear while redaction was off
+    config["redaction"]["enabled"] = True
+    mem.dirs.config.write_text(json.dumps(config))
+    proc = alaya(data, "hook", "session-start", stdin=json.dumps({"prompt": PROMPT}))
+    text = json.loads(proc.stdout)["prependContext"]
+    assert "REDACTED" in text and leaks({"injected": text}) == []
+
+
+def test_config_extra_patterns_and_allowlist(tmp_path):
+    data = tmp_path / "data"
+    mem = Alaya(data)
+    mem.init()
+    config = json.loads(mem.dirs.config.read_text())
+    internal = "ACME-" + "7F3K9Q2L8M"
+    allowed = "AK" + "IA" + "EXAMPLEEXAMPLE00"
+    config["redaction"]["extra_patterns"] = [{"name": "acme token", "pattern": r"ACME-[A-Z0-9]{10}"}]
+    config["redaction"]["allowlist"] = [allowed]
+    mem.dirs.config.write_text(json.dumps(config))
+    Alaya(data).ingest(json.dumps({"session_id": "x-1", "turns": [
+        {"role": "user", "content": f"internal {internal} and docs example {allowed}"}]}).encode())
+    stored = Alaya(data).raw.load("x-1").turns[0].content
+    assert internal not in stored and "[REDACTED:acme-token]" in stored and allowed in stored
+    config["redaction"]["extra_patterns"] = [{"name": "bad", "pattern": "("}]
+    mem.dirs.config.write_text(json.dumps(config))
+    proc = alaya(data, "status")
+    assert proc.returncode == 1 and b"redaction.extra_patterns.0.pattern" in proc.stderr
