@@ -118,6 +118,7 @@ class HookConfig(_Section):
     card_chars: int = Field(320, ge=40)  # a card's content is cut to this in the injected text
     summary_max_age_hours: float = Field(24.0, gt=0)  # the cached summary is recomputed after this
     distill_at_end: bool = True  # session-end distills the session; off: left for introspect
+    llm_deadline_seconds: float = Field(5.0, gt=0)  # model calls in session-end; past it the session waits for introspect
 
 
 class CronJobConfig(_Section):

@@ -16,7 +16,13 @@ def register_embedders(register: Any) -> None:
 
         return HashEmbedder(config.embedding.dimensions)
 
+    def openai_embedder(config: Any) -> Any:
+        from .llm.embedder import OpenAIEmbedder
+
+        return OpenAIEmbedder(config)
+
     register("hash", hash_embedder)
+    register("openai", openai_embedder)
 
 
 @hookimpl
@@ -26,7 +32,14 @@ def register_distillers(register: Any) -> None:
 
         return HeuristicDistiller()
 
+    def openai_distiller(config: Any) -> Any:
+        from .llm.distiller import LLMDistiller
+
+        return LLMDistiller(config)
+
     register("heuristic", heuristic)
+    register("openai", openai_distiller)
+    register("llm", openai_distiller)  # DESIGN.md §4 calls it `llm`
 
 
 @hookimpl
@@ -48,4 +61,6 @@ def introspect(memory: Any) -> Any:
     from .introspect import default_steps
     from .maintenance.steps import maintenance_steps
 
-    return default_steps() + maintenance_steps()
+    from .reembed import introspect_steps
+
+    return default_steps() + maintenance_steps() + introspect_steps()

@@ -50,11 +50,12 @@ class DistillPlan:
     vectors: Any
 
 
-def prepare(session: Session, start: int, distiller: "Distiller", embedder: "Embedder", max_cards: int) -> DistillPlan:
+def prepare(session: Session, start: int, distiller: "Distiller", embedder: "Embedder | None", max_cards: int) -> DistillPlan:
     result = distiller.distill(session, start)
     stamp = now_iso()
     cards = [_card(session, draft, stamp) for draft in result.cards[:max_cards]]
-    vectors = embedder.embed([index_text(card) for card in cards]) if cards else None
+    # embedder None: the caller embeds a whole batch at once (pipeline.py)
+    vectors = embedder.embed([index_text(card) for card in cards]) if cards and embedder is not None else None
     return DistillPlan(session, start, cards, _draft_links(session, result, {c.id for c in cards}, stamp), vectors)
 
 

@@ -49,6 +49,9 @@ class DistillReport(BaseModel):
     sessions: int = 0
     cards: int = 0
     links: int = 0
+    merged: int = 0  # new cards merged into stored ones (resolver.py)
+    contradicted: int = 0  # stored cards superseded by a new one
+    pending_embedding: int = 0  # cards stored without a vector while the embedder was down
 
 
 class LinkResult(BaseModel):
@@ -82,7 +85,9 @@ class Alaya:
 
     @cached_property
     def embedder(self) -> "Embedder":
-        return make_embedder(self.config)
+        from .pipeline import bind
+
+        return bind(self, make_embedder(self.config))  # a remote embedder caches in state/
 
     @cached_property
     def index(self) -> "VectorStore":
@@ -103,12 +108,15 @@ class Alaya:
         if not self.dirs.config.exists():
             (self._config or Config()).save(self.dirs.config)
         rows = [{"name": name, "description": relation_description(name)} for name in CORE_RELATIONS]
-        vectors = self.embedder.embed([row["description"] for row in rows])
+        # a remote embedder: init stays offline, the names go with the first distill batch (pipeline.py)
+        remote = hasattr(self.embedder, "client")
+        vectors = None if remote else self.embedder.embed([row["description"] for row in rows])
         with self.lock.write("init"):
             with self.graph(write=True) as graph:
                 graph.create_schema()
             self.index.create()
-            self.index.upsert_relations(rows, vectors)
+            if vectors is not None:
+                self.index.upsert_relations(rows, vectors)
         return self.dirs.root
 
     # --- ingest ---------------------------------------------------------------------------
@@ -182,35 +190,33 @@ class Alaya:
         if session_id is not None:
             check_id(session_id, "session id")
             pending = [s for s in pending if s["id"] == session_id]
-        distiller = make_distiller(self.config)
+        from .pipeline import bind, record_usage
+
+        distiller = bind(self, make_distiller(self.config))
         report = DistillReport()
         batch: list[DistillPlan] = []
-        for done, row in enumerate(pending, 1):
-            session = redact.for_derived(self, self.raw.load(row["id"]))
-            if session is not None:
-                batch.append(
-                    prepare(session, row["distilled_turns"] or 0, distiller, self.embedder,
-                            self.config.distill.max_cards_per_session)
-                )
-            if batch and (done == len(pending) or sum(len(p.cards) for p in batch) >= _APPLY_BATCH_CARDS):
-                self._apply(batch, report)
-                batch = []
-            progress(f"distilled {done}/{len(pending)} sessions", done, len(pending))
+        try:
+            for done, row in enumerate(pending, 1):
+                session = redact.for_derived(self, self.raw.load(row["id"]))
+                if session is not None:  # embedded per batch, not per session (pipeline.py)
+                    batch.append(
+                        prepare(session, row["distilled_turns"] or 0, distiller, None,
+                                self.config.distill.max_cards_per_session)
+                    )
+                if batch and (done == len(pending) or sum(len(p.cards) for p in batch) >= _APPLY_BATCH_CARDS):
+                    self._apply(batch, report, distiller)
+                    batch = []
+                progress(f"distilled {done}/{len(pending)} sessions", done, len(pending))
+        finally:
+            record_usage(self, distiller, self.embedder)
         return report
 
-    def _apply(self, plans: list[DistillPlan], report: DistillReport) -> None:
-        """L3 contexts and L2 under the write lock, then L1 — all in one lock hold."""
-        names = ", ".join(p.session.id for p in plans[:3]) + (" …" if len(plans) > 3 else "")
-        with self.lock.write(f"distill {names}"):
-            with self.graph(write=True) as graph:
-                applied, links = apply(plans, graph, self.raw)
-            cards = [card for plan in applied for card in plan.cards]
-            if cards:
-                vectors = np.concatenate([plan.vectors for plan in applied if plan.cards])
-                self.index.upsert_cards([index_row(card) for card in cards], vectors)
-        report.sessions += len(applied)
-        report.cards += len(cards)
-        report.links += links
+    def _apply(self, plans: list[DistillPlan], report: DistillReport, distiller: Any = None) -> None:
+        """Embed the batch, resolve it against stored cards, then L3 contexts, L2 and L1 under
+        the write lock (pipeline.py)."""
+        from .pipeline import apply_batch
+
+        apply_batch(self, plans, report, distiller)
 
     # --- recall / trace -------------------------------------------------------------------
 
@@ -328,6 +334,7 @@ class Alaya:
             "indexed_cards": indexed,
             "embedder": self.embedder.id,
             "distiller": self.config.distill.llm_provider,
+            **_llm_status(self),
             **_status_details(self),
             "redaction": _redaction_status(self),
         }
@@ -345,6 +352,13 @@ def _status_details(memory: Alaya) -> dict[str, Any]:
     from .maintenance.status import details
 
     return details(memory)
+
+
+def _llm_status(memory: Alaya) -> dict[str, Any]:
+    """Cards waiting for an embedding, and the model tokens and requests spent so far."""
+    from .pipeline import read_pending, read_usage
+
+    return {"pending_embeddings": len(read_pending(memory)), "llm_usage": read_usage(memory)}
 
 
 def _first_error(exc: Exception) -> str:

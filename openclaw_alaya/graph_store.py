@@ -58,8 +58,31 @@ assert set(_CARD_FIELDS) == set(Card.model_fields)
 
 
 def _assignments(var: str, source: str, types: dict[str, str], fields: list[str]) -> str:
-    """`n.f = CAST(r.f AS T), …`: the casts let Kuzu bind parameters that are null."""
+    """`n.f = CAST(r.f AS T), …`: the casts let Kuzu bind parameters of any row."""
     return ", ".join(f"{var}.{f} = CAST({source}.{f} AS {types[f]})" for f in fields)
+
+
+# Kuzu 0.11.3 corrupts a STRING column when a NULL is written into it after its rows were
+# updated from NULL to text: later reads return other columns' values or segfault (seen
+# with Session.last_card after a few hundred cards). So no NULL is ever written to a STRING
+# property: None is stored as "" and read back as None (`_stored`/`_loaded`).
+_NONE_STRING = ""
+
+
+def _stored(row: dict[str, Any], types: dict[str, str]) -> dict[str, Any]:
+    return {
+        key: (_NONE_STRING if types.get(key) == "STRING" else [] if types.get(key, "").endswith("[]") else value)
+        if value is None else value
+        for key, value in row.items()
+    }
+
+
+def _loaded(row: dict[str, Any], nullable: frozenset[str]) -> dict[str, Any]:
+    return {key: None if value == _NONE_STRING and key in nullable else value for key, value in row.items()}
+
+
+_CARD_NULLABLE = frozenset({"valid_from", "valid_until", "last_accessed"})
+_SESSION_NULLABLE = frozenset({"started_at", "title", "last_card", "agent_id", "path", "ingested_at"})
 
 
 class GraphStore:
@@ -94,16 +117,19 @@ class GraphStore:
 
     def upsert_session(self, row: dict[str, Any]) -> None:
         sets = _assignments("s", "r", _SESSION_TYPES, _SESSION_FIELDS[1:])
-        self._conn.execute(f"UNWIND $rows AS r MERGE (s:Session {{id: r.id}}) SET {sets}", {"rows": [row]})
+        self._conn.execute(
+            f"UNWIND $rows AS r MERGE (s:Session {{id: r.id}}) SET {sets}", {"rows": [_stored(row, _SESSION_TYPES)]}
+        )
 
     def get_session(self, session_id: str) -> dict[str, Any] | None:
         fields = ", ".join(f"s.{f}" for f in _SESSION_FIELDS)
         rows = self._rows(f"MATCH (s:Session {{id: $id}}) RETURN {fields}", {"id": session_id})
-        return dict(zip(_SESSION_FIELDS, rows[0])) if rows else None
+        return _loaded(dict(zip(_SESSION_FIELDS, rows[0])), _SESSION_NULLABLE) if rows else None
 
     def sessions(self) -> list[dict[str, Any]]:
         fields = ", ".join(f"s.{f}" for f in _SESSION_FIELDS)
-        return [dict(zip(_SESSION_FIELDS, r)) for r in self._rows(f"MATCH (s:Session) RETURN {fields} ORDER BY s.id")]
+        rows = self._rows(f"MATCH (s:Session) RETURN {fields} ORDER BY s.id")
+        return [_loaded(dict(zip(_SESSION_FIELDS, r)), _SESSION_NULLABLE) for r in rows]
 
     # --- cards ----------------------------------------------------------------------------
 
@@ -205,7 +231,7 @@ class GraphStore:
         }[by]
         fields = ", ".join(f"c.{f}" for f in _CARD_FIELDS)
         rows = self._rows(
-            f"MATCH (c:Card) WHERE c.scope IN $scopes AND (c.valid_until IS NULL OR c.valid_until > $now)"
+            f"MATCH (c:Card) WHERE c.scope IN $scopes AND (c.valid_until = '' OR c.valid_until IS NULL OR c.valid_until > $now)"
             f" RETURN {fields} ORDER BY {order}, c.id LIMIT $limit",
             {"scopes": scopes, "now": now, "limit": limit},
         )
@@ -280,10 +306,11 @@ class GraphStore:
 def _card_row(card: Card) -> dict[str, Any]:
     row = card.model_dump()
     row["sources"] = json.dumps([s.model_dump() for s in card.sources], ensure_ascii=False)
-    return row
+    return _stored(row, _CARD_TYPES)
 
 
 def _card_from_row(row: dict[str, Any]) -> Card:
+    row = _loaded(row, _CARD_NULLABLE)
     row["sources"] = [SourceRef(**s) for s in json.loads(row["sources"] or "[]")]
     row["tags"] = row["tags"] or []
     row["entities"] = row["entities"] or []

@@ -299,7 +299,10 @@ def capture(memory: "Alaya", event: EndEvent) -> dict[str, Any]:
     report["distilled"] = False
     if memory.config.hook.distill_at_end:
         try:
-            result = memory.distill(sid)
+            from .pipeline import hook_deadline
+
+            with hook_deadline(memory):  # a model-backed distill must not outlast the hook
+                result = memory.distill(sid)
             report["distilled"] = True
             report["cards"] = result.cards
         except Exception as exc:  # noqa: BLE001 - the transcript is stored; introspect retries

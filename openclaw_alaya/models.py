@@ -152,6 +152,8 @@ class RecallNode(BaseModel):
     tags: list[str]
     tier: str
     sources: list[SourceRef]
+    valid_until: str | None = None  # set when a later card contradicted this one
+    superseded: bool = False  # true once valid_until has passed: recall ranks it below the valid card
 
 
 class Explorable(BaseModel):

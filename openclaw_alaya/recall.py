@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 
 from .config import RecallConfig
 from .embedding import Embedder
-from .errors import NotFoundError
+from .errors import AlayaError, NotFoundError
 from .graph_store import GraphStore
 from .models import Card, Explorable, RecallNode, RecallResult
 from .text import estimate_tokens
@@ -65,7 +65,7 @@ class Recaller:
     def run(self, request: RecallRequest, graph: GraphStore, index: VectorStore) -> RecallResult:
         scopes = [request.scope, SHARED_SCOPE] if request.scope else None
         text = request.text
-        query_vec = self.embedder.embed([text])[0] if text else None
+        query_vec = self._embed(text) if text else None  # None: full-text and graph only
         depth = self._depth(request)
 
         if request.from_nodes:
@@ -94,6 +94,14 @@ class Recaller:
         avg = round(sum(n.h_distance for n in nodes) / len(nodes), 4) if nodes else 0.0
         return RecallResult(nodes=nodes, explorable=explorable, h_distance_avg=avg)
 
+    def _embed(self, text: str) -> np.ndarray | None:
+        """The query's vector, or None when the embedder is unavailable (a remote one down):
+        recall then runs on full-text search and the graph alone (DESIGN.md §4)."""
+        try:
+            return self.embedder.embed([text])[0]
+        except AlayaError:
+            return None
+
     # --- entry points ---------------------------------------------------------------------
 
     def _depth(self, request: RecallRequest) -> int:
@@ -109,7 +117,7 @@ class Recaller:
         phrases = [text] + [c for c in request.concepts if c.strip() and c.strip() != text]
         for phrase in phrases:
             lists.append((self.config.fts_weight, [cid for cid, _ in index.text_search(phrase, n, scopes)]))
-            vec = query_vec if phrase == text else self.embedder.embed([phrase])[0]
+            vec = query_vec if phrase == text else (self._embed(phrase) if query_vec is not None else None)
             if vec is not None and float(np.abs(vec).sum()) > 0:
                 matches = index.vector_search(vec, n, scopes)
                 floor = self.config.min_vector_similarity
@@ -222,6 +230,8 @@ class Recaller:
                     tags=card.tags,
                     tier=card.tier,
                     sources=card.sources,
+                    valid_until=card.valid_until,
+                    superseded=bool(card.valid_until) and card.valid_until <= _now_iso(),
                 )
             )
         return nodes
@@ -249,6 +259,12 @@ def _relation_fit(rel: str, query_vec, rel_vectors: dict[str, np.ndarray], unkno
     if vec is None:
         return 0.0
     return max(0.0, float(np.dot(vec, query_vec)))
+
+
+def _now_iso() -> str:
+    from datetime import datetime, timezone
+
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 def _in_scope(card: Card, scope: str | None) -> bool:

@@ -51,12 +51,23 @@ def compute(graph: "GraphStore", memory: "Alaya", agent_id: str) -> dict[str, An
         date = (row["started_at"] or row["ingested_at"] or "")[:10]
         recent.append({"session_id": row["id"], "date": date, "title": row["title"], "highlights": row["card_titles"][:3]})
     return {
+        **_llm_part(memory, agent_id),
         "cards": data["cards"],
         "types": [[t, n] for t, n in data["types"]],
         "tags": [[t, n] for t, n in data["tags"][:TOP]],
         "topics": topics[:TOP],
         "recent": recent,
     }
+
+
+def _llm_part(memory: "Alaya", agent_id: str) -> dict[str, Any]:
+    """The summary an LLM distiller keeps up to date at each session end (llm/distiller.py)."""
+    from .llm.distiller import read_summaries
+
+    entry = read_summaries(memory.dirs.state).get(agent_id)
+    if not isinstance(entry, dict):
+        return {}
+    return {"llm": {k: entry.get(k) for k in ("active_areas", "key_topics", "recent", "updated_at")}}
 
 
 def get(graph: "GraphStore", memory: "Alaya", agent_id: str, *, max_age_hours: float, now: float | None = None) -> dict[str, Any]:

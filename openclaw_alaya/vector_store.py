@@ -83,7 +83,7 @@ class VectorStore:
             raise AlayaError(
                 f"{self.path}: the index was built with embedder {meta.get('embedder')} "
                 f"({meta.get('dim')} dims) but config asks for {self.embedder_id} ({self.dim} dims); "
-                "set embedding back in config.json or rebuild the index with the new embedder"
+                "set embedding back in config.json, or run `alaya reembed` to rebuild the index with the new embedder"
             )
 
     def _table_names(self) -> list[str]:
