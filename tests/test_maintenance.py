@@ -263,8 +263,9 @@ def test_introspect_runs_all_steps_and_honours_steps_and_dry_run(memory):
     memory.ingest((DEMO / "ops-incident.jsonl").read_bytes())
     report = run(memory, dry_run=True)
     assert report["ok"] and report["dry_run"]
+    mine = ["consolidate", "fold-access", "cool-down", "forget", "optimize", "time-buckets"]
     names = [s["step"] for s in report["steps"]]
-    assert names[:7] == ["distill-pending", "consolidate", "fold-access", "cool-down", "forget", "optimize", "time-buckets"]
+    assert names[0] == "distill-pending" and [n for n in names if n in mine] == mine
     assert memory.pending_sessions()  # dry run: nothing distilled
     report = run(memory, now=T0)
     assert report["ok"], report

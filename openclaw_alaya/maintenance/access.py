@@ -18,7 +18,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import iso, parse_time, read_log
+import pyarrow as pa
+
+from .common import iso, read_log
 
 if TYPE_CHECKING:
     from ..engine import Alaya
@@ -60,32 +62,17 @@ def fold(memory: "Alaya", *, now: Any = None, dry_run: bool = False) -> dict[str
     if not paths:
         return {"lines": 0, "cards": 0, "accesses": 0}
     counts, last, lines = aggregate(paths)
-    unknown = 0
+    rows = pa.Table.from_pylist(
+        [{"id": cid, "n": n, "seen": iso(datetime.fromtimestamp(last[cid], timezone.utc))} for cid, n in counts.items()],
+        schema=pa.schema([("id", pa.string()), ("n", pa.int64()), ("seen", pa.string())]))
     with memory.lock.write("introspect fold-access"):
         with memory.graph(write=True) as graph:
-            current = {
-                cid: (n or 0, seen)
-                for cid, n, seen in graph.query(
-                    "MATCH (c:Card) WHERE c.id IN $ids RETURN c.id, c.access_count, c.last_accessed",
-                    {"ids": list(counts)},
-                )
-            }
-            rows = []
-            for cid, n in counts.items():
-                if cid not in current:
-                    unknown += 1  # merged or forgotten since it was recalled
-                    continue
-                old_n, old_seen = current[cid]
-                seen = datetime.fromtimestamp(last[cid], timezone.utc)
-                previous = parse_time(old_seen)
-                if previous is not None and previous > seen:
-                    seen = previous
-                rows.append({"id": cid, "n": int(old_n) + n, "seen": iso(seen)})
-            if rows:
-                graph.query(
-                    "UNWIND $rows AS r MATCH (c:Card {id: r.id}) SET c.access_count = r.n, c.last_accessed = r.seen",
-                    {"rows": rows},
-                )
+            # ISO times in UTC with the same shape compare as strings; a card merged or
+            # forgotten since it was recalled matches nothing
+            found = graph.query(
+                "LOAD FROM $rows MATCH (c:Card {id: id}) SET c.access_count = coalesce(c.access_count, 0) + n,"
+                " c.last_accessed = CASE WHEN c.last_accessed IS NULL OR c.last_accessed < seen THEN seen"
+                " ELSE c.last_accessed END RETURN count(*)", {"rows": rows})[0][0]
         for path in paths:
             path.unlink(missing_ok=True)
-    return {"lines": lines, "cards": len(rows), "accesses": sum(counts.values()), "unknown_cards": unknown}
+    return {"lines": lines, "cards": found, "accesses": sum(counts.values()), "unknown_cards": len(counts) - found}

@@ -9,6 +9,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pyarrow as pa
+
 from ..fsutil import append_line
 
 if TYPE_CHECKING:
@@ -78,8 +80,11 @@ class CardRow:
 
 def card_rows(graph: "GraphStore", ids: list[str] | None = None) -> list[CardRow]:
     fields = ", ".join(f"c.{f}" for f in CARD_COLUMNS)
-    where = " WHERE c.id IN $ids" if ids is not None else ""
-    rows = graph.query(f"MATCH (c:Card){where} RETURN {fields} ORDER BY c.id", {"ids": ids} if ids is not None else None)
+    if ids is None:
+        rows = graph.query(f"MATCH (c:Card) RETURN {fields} ORDER BY c.id")
+    else:  # LOAD FROM: a long `IN $ids` list is a scan per id in Kuzu 0.11
+        table = pa.Table.from_pylist([{"want": i} for i in ids], schema=pa.schema([("want", pa.string())]))
+        rows = graph.query(f"LOAD FROM $rows MATCH (c:Card {{id: want}}) RETURN {fields} ORDER BY c.id", {"rows": table})
     out = []
     for row in rows:
         d = dict(zip(CARD_COLUMNS, row))
@@ -97,11 +102,14 @@ def card_rows(graph: "GraphStore", ids: list[str] | None = None) -> list[CardRow
 
 def card_edges(graph: "GraphStore", ids: list[str] | None = None) -> list[tuple[str, str, str, float, str | None]]:
     """(src, relation name, dst, weight, created_at) for card→card edges, all or touching `ids`."""
-    where = " WHERE a.id IN $ids OR b.id IN $ids" if ids is not None else ""
-    rows = graph.query(
-        f"MATCH (a:Card)-[e]->(b:Card){where} RETURN a.id, label(e), e.type, b.id, e.weight, e.created_at",
-        {"ids": ids} if ids is not None else None,
-    )
+    ret = "RETURN a.id, label(e), e.type, b.id, e.weight, e.created_at"
+    if ids is None:
+        rows = graph.query(f"MATCH (a:Card)-[e]->(b:Card) {ret}")
+    else:
+        table = pa.Table.from_pylist([{"want": i} for i in ids], schema=pa.schema([("want", pa.string())]))
+        found = graph.query(f"LOAD FROM $rows MATCH (a:Card {{id: want}})-[e]->(b:Card) {ret}", {"rows": table})
+        found += graph.query(f"LOAD FROM $rows MATCH (a:Card)-[e]->(b:Card {{id: want}}) {ret}", {"rows": table})
+        rows = list({(r[0], r[1], r[2], r[3]): r for r in found}.values())
     return [
         (src, custom if label == "CUSTOM" else label, dst, float(w if w is not None else 1.0), created)
         for src, label, custom, dst, w, created in rows

@@ -26,12 +26,14 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pyarrow as pa
 
 from ..distilling import index_row, index_text
 from ..models import CORE_RELATIONS, Card, Link, SourceRef
 from ..progress import progress
 from ..relations import expand_link
 from ..text import content_words
+from . import bulk
 from .common import CURATION_LOG, CardRow, append_log, as_datetime, card_edges, card_rows, iso
 
 if TYPE_CHECKING:
@@ -196,13 +198,27 @@ def apply(memory: "Alaya", merges: list[tuple[str, str, float]], similar: list[t
     }
     keeps = [k for k in planned if k in indexed]
     vectors = dict(zip(keeps, memory.embedder.embed([index_text(planned[k]) for k in keeps]))) if keeps else {}
-    contexts = {d: memory.raw.load_context(d) or {} for drops in by_keep.values() for d in drops}
+    # L3 first, before the lock (file writes with fsync are the slow part of a merge): the kept
+    # card's context file gains the dropped cards' turns. Should the merge be skipped below,
+    # the extra entries are harmless: trace follows the card's sources, not the context file.
+    for keep, drops in by_keep.items():
+        own = memory.raw.load_context(keep) or {}
+        extra = False
+        for drop in drops:
+            for session_id, turns in (memory.raw.load_context(drop) or {}).items():
+                have = {t.id for t in own.get(session_id, [])}
+                if any(t.id not in have for t in turns):
+                    own[session_id] = own.get(session_id, []) + [t for t in turns if t.id not in have]
+                    extra = True
+        if extra:
+            for session_id, turns in own.items():
+                memory.raw.write_context(keep, session_id, turns)
     # ...applied under the write lock only if nobody changed those cards meanwhile.
     done: list[tuple[str, str]] = []
     skipped = 0
     with memory.lock.write("introspect consolidate"):
         with memory.graph(write=True) as graph:
-            current = graph.get_cards(involved)
+            current = {r.id: r for r in card_rows(graph, involved)}
             ok = {}
             for keep, drops in by_keep.items():
                 same = keep in planned and all(
@@ -213,13 +229,8 @@ def apply(memory: "Alaya", merges: list[tuple[str, str, float]], similar: list[t
                     skipped += len(drops)
             mapping = {d: k for k, drops in ok.items() for d in drops}
             done = [(k, d) for d, k in mapping.items()]
-            # L3 first: the record that lets rebuild replay the merge, and the dropped cards' contexts
+            # L3 first: the record that lets rebuild replay the merge
             append_log(memory, CURATION_LOG, [{"op": "merge", "keep": k, "drop": d, "ts": stamp} for k, d in done])
-            for keep, drop in done:
-                own = memory.raw.load_context(keep) or {}
-                for session_id, turns in contexts.get(drop, {}).items():
-                    have = {t.id for t in own.get(session_id, [])}
-                    memory.raw.write_context(keep, session_id, own.get(session_id, []) + [t for t in turns if t.id not in have])
             if mapping:
                 _merge_in_graph(graph, ok, planned, current, mapping, stamp)
             similar_links = [link for a, b, sim in similar if a not in mapping and b not in mapping
@@ -228,7 +239,7 @@ def apply(memory: "Alaya", merges: list[tuple[str, str, float]], similar: list[t
                 append_log(memory, CURATION_LOG, [
                     {"op": "link", "src": a, "dst": b, "rel": "SIMILAR_TO", "weight": round(s, 4), "ts": stamp}
                     for a, b, s in similar if a not in mapping and b not in mapping])
-            graph.add_links(similar_links)
+            bulk.add_links(graph, similar_links)
         memory.index.delete_cards(list(mapping))
         refresh = [k for k in ok if k in vectors]
         if refresh:
@@ -246,15 +257,15 @@ def _merge_in_graph(graph: Any, ok: dict[str, list[str]], planned: dict[str, Car
         cards = [current[c] for c in [keep, *ds]]
         seen = [c.last_accessed for c in cards if c.last_accessed]
         usage.append({"id": keep, "n": sum(c.access_count for c in cards), "seen": max(seen) if seen else None})
-    graph.query("UNWIND $rows AS r MATCH (c:Card {id: r.id}) SET c.access_count = r.n,"
-                " c.last_accessed = CAST(r.seen AS STRING)", {"rows": usage})
+    bulk.set_cards(graph, [{"id": u["id"], "access_count": u["n"], "last_accessed": u["seen"]} for u in usage],
+                   {"access_count": pa.int64(), "last_accessed": pa.string()})
     links = []
     for src, rel, dst, weight, created in edges:
         a, b = mapping.get(src, src), mapping.get(dst, dst)
         if a != b:
             links.append(Link(src=a, dst=b, rel=rel, weight=weight, created_at=created or stamp))
-    graph.add_links(links)
+    bulk.add_links(graph, links)
     graph.link_to_sessions([
         {"card": k, "session": s.session_id, "turns": s.turn_ids} for k in ok for s in planned[k].sources
     ])
-    graph.query("MATCH (c:Card) WHERE c.id IN $ids DETACH DELETE c", {"ids": drops})
+    bulk.delete_cards(graph, drops)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .bulk import delete_cards
 from .common import CURATION_LOG, append_log, as_datetime, card_rows, iso, parse_time
 
 if TYPE_CHECKING:
@@ -62,8 +63,7 @@ def forget(memory: "Alaya", *, now: Any = None, dry_run: bool = False) -> dict[s
             # re-check under the lock: a card recalled, warmed up or newly depended on stays
             now_chosen = eligible(card_rows(graph, chosen), depended_on(graph), moment, config)
             append_log(memory, CURATION_LOG, [{"op": "forget", "card": c, "ts": stamp} for c in now_chosen])
-            if now_chosen:
-                graph.query("MATCH (c:Card) WHERE c.id IN $ids DETACH DELETE c", {"ids": now_chosen})
+            delete_cards(graph, now_chosen)
         memory.index.delete_cards(now_chosen)
     report["forgotten"] = len(now_chosen)
     return report

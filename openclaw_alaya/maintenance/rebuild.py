@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pyarrow as pa
 
 from ..distilling import DistillPlan, apply, index_row, index_text, prepare
 from ..errors import AlayaError
@@ -32,6 +33,7 @@ from ..models import CORE_RELATIONS
 from ..progress import progress
 from ..relations import expand_link, is_custom, relation_description
 from . import memex
+from .bulk import set_cards
 from .common import CURATION_LOG, LINKS_LOG, as_datetime, card_rows, iso, log_path, read_log
 
 if TYPE_CHECKING:
@@ -208,10 +210,9 @@ def _carry_usage(graph: GraphStore, index: Any, usage: dict[str, Any]) -> int:
          "t": u.temperature, "tier": u.tier}
         for cid, u in usage.items() if cid in present
     ]
-    for start in range(0, len(rows), 5000):
-        graph.query(
-            "UNWIND $rows AS r MATCH (c:Card {id: r.id}) SET c.access_count = r.n,"
-            " c.last_accessed = CAST(r.seen AS STRING), c.created_at = CAST(r.created AS STRING),"
-            " c.temperature = r.t, c.tier = r.tier", {"rows": rows[start:start + 5000]})
+    set_cards(graph, [{"id": r["id"], "access_count": r["n"], "last_accessed": r["seen"], "created_at": r["created"],
+                       "temperature": r["t"], "tier": r["tier"]} for r in rows],
+              {"access_count": pa.int64(), "last_accessed": pa.string(), "created_at": pa.string(),
+               "temperature": pa.float64(), "tier": pa.string()})
     index.delete_cards([r["id"] for r in rows if r["tier"] == "COLD"])
     return len(rows)

@@ -29,9 +29,11 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pyarrow as pa
 
 from ..config import TemperatureConfig
 from ..distilling import index_row, index_text
+from .bulk import set_cards
 from .common import CardRow, as_datetime, card_rows, parse_time
 
 if TYPE_CHECKING:
@@ -144,9 +146,5 @@ def cool_down(memory: "Alaya", *, now: Any = None, dry_run: bool = False) -> dic
     return report
 
 
-def apply_updates(graph: Any, updates: list[dict[str, Any]], chunk: int = 5000) -> None:
-    for start in range(0, len(updates), chunk):
-        graph.query(
-            "UNWIND $rows AS r MATCH (c:Card {id: r.id}) SET c.temperature = r.temperature, c.tier = r.tier",
-            {"rows": updates[start:start + chunk]},
-        )
+def apply_updates(graph: Any, updates: list[dict[str, Any]]) -> None:
+    set_cards(graph, updates, {"temperature": pa.float64(), "tier": pa.string()})
