@@ -25,11 +25,17 @@ def _load(graph: Any, cypher: str, rows: list[dict[str, Any]], types: dict[str, 
 
 
 def set_cards(graph: Any, rows: list[dict[str, Any]], types: dict[str, pa.DataType]) -> None:
-    """rows: {"id", column: value…}; every column other than id is SET on the card."""
-    if not rows:
-        return
-    sets = ", ".join(f"c.{k} = {k}" for k in types if k != "id")
-    _load(graph, f"LOAD FROM $rows MATCH (c:Card {{id: id}}) SET {sets}", rows, {"id": pa.string(), **types})
+    """rows: {"id", column: value…}; every column other than id is SET on the card. A None value
+    leaves that field as it is (Kuzu 0.11.3 can corrupt a STRING column written NULL)."""
+    groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for row in rows:
+        keys = tuple(k for k in types if k != "id" and row.get(k) is not None)
+        if keys:
+            groups.setdefault(keys, []).append({"id": row["id"], **{k: row[k] for k in keys}})
+    for keys, group in groups.items():
+        sets = ", ".join(f"c.{k} = {k}" for k in keys)
+        _load(graph, f"LOAD FROM $rows MATCH (c:Card {{id: id}}) SET {sets}", group,
+              {"id": pa.string(), **{k: types[k] for k in keys}})
 
 
 def delete_cards(graph: Any, ids: list[str]) -> None:

@@ -40,7 +40,7 @@ def export(memory: "Alaya", dest: str | Path | None = None) -> dict[str, Any]:
         with memory.graph(write=False) as graph:
             fields = ", ".join(f"c.{f}" for f in _CARD_FIELDS)
             cards = [_card_from_row(dict(zip(_CARD_FIELDS, row)))
-                     for row in graph.query(f"MATCH (c:Card) WHERE c.title IS NOT NULL RETURN {fields} ORDER BY c.id")]
+                     for row in graph.query(f"MATCH (c:Card) WHERE c.title IS NOT NULL AND c.title <> '' RETURN {fields} ORDER BY c.id")]
             edges = card_edges(graph)
     by_id = {c.id: c for c in cards}
     edges = [e for e in edges if e[0] in by_id and e[2] in by_id]

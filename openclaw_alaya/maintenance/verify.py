@@ -32,7 +32,7 @@ def verify(memory: "Alaya") -> dict[str, Any]:
         indexed = set(memory.index.card_ids())
         sessions = set(memory.raw.session_ids())
     problems: list[dict[str, Any]] = []
-    real = {cid for cid, _tier, _src, title, created in cards if title is not None and created is not None}
+    real = {cid for cid, _tier, _src, title, created in cards if title and created}
     tiers = {cid: tier or "WARM" for cid, tier, *_ in cards}
     cited: dict[str, set[str]] = {}
     for cid, session in extracted:
