@@ -52,6 +52,9 @@ class DistillReport(BaseModel):
     merged: int = 0  # new cards merged into stored ones (resolver.py)
     contradicted: int = 0  # stored cards superseded by a new one
     pending_embedding: int = 0  # cards stored without a vector while the embedder was down
+    merged: int = 0  # new cards merged into stored ones (resolver.py)
+    contradicted: int = 0  # stored cards superseded by a new one
+    pending_embedding: int = 0  # cards stored without a vector while the embedder was down
 
 
 class LinkResult(BaseModel):
@@ -285,7 +288,12 @@ class Alaya:
         if src == dst:
             raise InputError("a card cannot be linked to itself")
         name = normalise_relation(rel)
-        vector = self.embedder.embed([relation_description(name)]) if is_custom(name) else None
+        vector = None
+        if is_custom(name):
+            from .pipeline import embed_or_pending
+
+            vector, ok = embed_or_pending(self.embedder, [relation_description(name)])
+            vector = vector if ok else None  # embedder down: introspect's embed-pending adds it later
         with self.lock.write(f"link {src} {name} {dst}"):
             with self.graph(write=True) as graph:
                 missing = [c for c in (src, dst) if c not in graph.get_cards([src, dst])]
@@ -335,6 +343,7 @@ class Alaya:
             "embedder": self.embedder.id,
             "distiller": self.config.distill.llm_provider,
             **_llm_status(self),
+            **_llm_status(self),
             **_status_details(self),
             "redaction": _redaction_status(self),
         }
@@ -352,6 +361,13 @@ def _status_details(memory: Alaya) -> dict[str, Any]:
     from .maintenance.status import details
 
     return details(memory)
+
+
+def _llm_status(memory: Alaya) -> dict[str, Any]:
+    """Cards waiting for an embedding, and the model tokens and requests spent so far."""
+    from .pipeline import read_pending, read_usage
+
+    return {"pending_embeddings": len(read_pending(memory)), "llm_usage": read_usage(memory)}
 
 
 def _llm_status(memory: Alaya) -> dict[str, Any]:

@@ -1,0 +1,289 @@
+"""The batch half of distillation (engine.distill): embed, resolve, apply.
+
+For a batch of prepared sessions (`distilling.prepare`, no vectors yet):
+
+1. embed every new card, and every custom relation name not yet in the index, in one batched
+   call (no lock): an `openai` embedder sends ⌈cards / batch_size⌉ requests, not one per
+   session. If the endpoint is down, the cards are kept anyway: they get an all-zero vector
+   (full-text search still finds them; vector search cannot) and are listed in
+   `state/pending_embeddings.json` for the `embed-pending` introspect step;
+2. under the read lock, find candidate stored cards for each new card (vector + full-text);
+3. with no lock, let the resolver decide: add, merge into a stored card, or contradict one
+   (resolver.py; a configured LLM judges the pairs the rules flag);
+4. under the write lock, recheck the targets (still there, still valid), write L3 contexts
+   and L2 (`distilling.apply`), apply merges and contradictions, then L1.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .distilling import DistillPlan, apply, index_row, index_text, now_iso
+from .errors import AlayaError
+from .fsutil import atomic_write
+from .models import CORE_RELATIONS, Card, Link
+from .relations import expand_link, relation_description
+from .resolver import Decision, Resolver, merge_into
+
+if TYPE_CHECKING:
+    from .engine import Alaya, DistillReport
+
+PENDING_FILE = "pending_embeddings.json"
+USAGE_FILE = "llm_usage.json"
+CANDIDATES = 5  # stored cards fetched per new card from each of vector and full-text search
+
+
+def bind(memory: "Alaya", provider: Any) -> Any:
+    """Give a provider that wants it the data directory's `state/` (caches, usage, summary)."""
+    if hasattr(provider, "bind"):
+        provider.bind(memory.dirs.state)
+    return provider
+
+
+def hook_deadline(memory: "Alaya"):
+    """A hook must answer in time: model calls inside it give up after `hook.llm_deadline_seconds`
+    (the distiller then leaves the session pending for introspect). Offline: nothing to cap."""
+    import contextlib
+
+    if memory.config.distill.llm_provider == "heuristic" and memory.config.embedding.provider == "hash":
+        return contextlib.nullcontext()
+    from .llm.client import deadline
+
+    return deadline(memory.config.hook.llm_deadline_seconds)
+
+
+# --- embedding, with degradation ------------------------------------------------------------
+
+
+def embed_or_pending(embedder: Any, texts: list[str]) -> tuple[np.ndarray, bool]:
+    """(vectors, ok): all-zero vectors and ok=False when the embedder cannot answer."""
+    if not texts:
+        return np.zeros((0, embedder.dim), dtype=np.float32), True
+    try:
+        return embedder.embed(texts), True
+    except AlayaError as exc:  # endpoint down, wrong dimension, key refused: keep the cards
+        print(f"alaya: warning: embedding failed, {len(texts)} texts left pending: {' '.join(str(exc).split())[:300]}",
+              file=sys.stderr)
+        return np.zeros((len(texts), embedder.dim), dtype=np.float32), False
+
+
+def read_pending(memory: "Alaya") -> list[str]:
+    try:
+        data = json.loads((memory.dirs.state / PENDING_FILE).read_text())
+    except (OSError, ValueError):
+        return []
+    return [c for c in data.get("cards", []) if isinstance(c, str)] if isinstance(data, dict) else []
+
+
+def write_pending(memory: "Alaya", ids: list[str]) -> None:
+    """Call under the write lock (the list is read-modify-written)."""
+    atomic_write(memory.dirs.state / PENDING_FILE, json.dumps({"cards": list(dict.fromkeys(ids))}))
+
+
+# --- the batch ------------------------------------------------------------------------------
+
+
+def apply_batch(memory: "Alaya", plans: list[DistillPlan], report: "DistillReport", distiller: Any = None) -> None:
+    cards = [card for plan in plans for card in plan.cards]
+    known_relations = _relation_names(memory)
+    # relation names without an embedding: custom ones first used here, and the core ones when
+    # init left them to the first batch (a remote embedder)
+    custom = sorted(({link.rel for plan in plans for link in plan.links} | set(CORE_RELATIONS)) - known_relations)
+    texts = [index_text(card) for card in cards] + [relation_description(name) for name in custom]
+    vectors, embedded = embed_or_pending(memory.embedder, texts)
+    card_vectors = {card.id: vectors[i] for i, card in enumerate(cards)}
+    relation_rows = [{"name": n, "description": relation_description(n)} for n in custom] if embedded else []
+    relation_vectors = vectors[len(cards):]
+
+    candidates = find_candidates(memory, cards, card_vectors) if cards else {}
+    judge = getattr(distiller, "judge", None) if memory.config.distill.llm_resolve else None
+    decisions = Resolver(judge=judge).decide(cards, candidates)
+
+    names = ", ".join(p.session.id for p in plans[:3]) + (" …" if len(plans) > 3 else "")
+    with memory.lock.write(f"distill {names}"):
+        with memory.graph(write=True) as graph:
+            applied, links, merged, contradicted = _write_graph(memory, graph, plans, decisions)
+        rows = [card for plan in applied for card in plan.cards]
+        if rows:
+            memory.index.upsert_cards([index_row(c) for c in rows], np.stack([card_vectors[c.id] for c in rows]))
+        if merged:
+            # a merged card's index text gains the new tags and entities; its vector stays
+            old = memory.index.vectors_for([c.id for c in merged])
+            keep = [c for c in merged if c.id in old]
+            if keep:
+                memory.index.upsert_cards([index_row(c) for c in keep], np.stack([old[c.id] for c in keep]))
+        if relation_rows:
+            memory.index.upsert_relations(relation_rows, relation_vectors)
+        if not embedded and rows:
+            write_pending(memory, read_pending(memory) + [c.id for c in rows])
+    report.sessions += len(applied)
+    report.cards += len(rows)
+    report.links += links
+    for key, value in (("merged", len(merged)), ("contradicted", contradicted), ("pending_embedding", 0 if embedded else len(rows))):
+        if hasattr(report, key):
+            setattr(report, key, getattr(report, key) + value)
+
+
+def find_candidates(memory: "Alaya", cards: list[Card], vectors: dict[str, np.ndarray]) -> dict[str, list[Card]]:
+    """Stored cards near each new card, by meaning and by words (under the read lock)."""
+    ids: dict[str, list[str]] = {}
+    with memory.lock.read("distill (comparing with stored cards)"):
+        index = memory.index
+        if index.card_count() == 0:
+            return {}
+        for card in cards:
+            scopes = [card.scope] if card.scope == "shared" else [card.scope, "shared"]
+            found: list[str] = []
+            vec = vectors.get(card.id)
+            if vec is not None and float(np.abs(vec).sum()) > 0:
+                found += [cid for cid, _ in index.vector_search(vec, CANDIDATES, scopes)]
+            query = " ".join(f"{card.title} {card.content}".split())[:400]
+            found += [cid for cid, _ in index.text_search(query, CANDIDATES, scopes)]
+            ids[card.id] = list(dict.fromkeys(c for c in found if c != card.id))
+        with memory.graph(write=False) as graph:
+            stored = graph.get_cards({cid for found in ids.values() for cid in found})
+    return {cid: [stored[c] for c in found if c in stored] for cid, found in ids.items()}
+
+
+def _write_graph(memory: "Alaya", graph: Any, plans: list[DistillPlan], decisions: dict[str, Decision]):
+    """Under the write lock: recheck targets, apply the plans, then merges and contradictions."""
+    stamp = now_iso()
+    new_ids = {card.id: card for plan in plans for card in plan.cards}
+    stored_targets = graph.get_cards({d.target for d in decisions.values() if d.target and d.target not in new_ids})
+    merges: dict[str, Card] = {}  # stored target id → merged card
+    in_batch: dict[str, str] = {}  # merged-away new card id → the new card it went into
+    contradictions: list[tuple[Decision, Card]] = []
+    for plan in plans:
+        for card in plan.cards:
+            decision = decisions.get(card.id) or Decision(card.id)
+            target = decision.target
+            if decision.action == "merge" and target in new_ids:
+                in_batch[card.id] = target
+            elif decision.action == "merge" and target in stored_targets:
+                merges[target] = merge_into(merges.get(target) or stored_targets[target], card, stamp)
+                in_batch[card.id] = target
+            elif decision.action == "contradict" and (target in new_ids or (target in stored_targets and stored_targets[target].valid_until is None)):
+                contradictions.append((decision, card))
+    # in-batch merges: fold the sources into the earlier new card
+    replaced: dict[str, Card] = {}
+    for gone, into in in_batch.items():
+        if into in new_ids:
+            replaced[into] = merge_into(replaced.get(into) or new_ids[into], new_ids[gone], stamp)
+    kept_plans = []
+    for plan in plans:
+        cards = [replaced.get(c.id, c) for c in plan.cards if c.id not in in_batch]
+        links = []
+        for link in plan.links:
+            src, dst = in_batch.get(link.src, link.src), in_batch.get(link.dst, link.dst)
+            if src != dst:
+                links.append(link.model_copy(update={"src": src, "dst": dst}))
+        kept_plans.append(DistillPlan(plan.session, plan.start, cards, links, plan.vectors))
+    applied, written = apply(kept_plans, graph, memory.raw)
+    applied_sessions = {p.session.id for p in applied}
+    _log_curation(memory, merges, contradictions, in_batch, new_ids, applied_sessions, stamp)
+
+    merged_cards = []
+    for target_id, card in merges.items():
+        fresh_sessions = [s for s in card.sources if s.session_id in applied_sessions]
+        if not fresh_sessions:
+            continue
+        graph.upsert_cards([card])
+        graph.link_to_sessions([{"card": card.id, "session": s.session_id, "turns": s.turn_ids} for s in fresh_sessions])
+        for s in fresh_sessions:
+            plan = next(p for p in applied if p.session.id == s.session_id)
+            by_id = {t.id: t for t in plan.session.turns}
+            memory.raw.write_context(card.id, s.session_id, [by_id[t] for t in s.turn_ids if t in by_id])
+        merged_cards.append(card)
+    contradicted = 0
+    links: list[Link] = []
+    for decision, card in contradictions:
+        if card.sources[0].session_id not in applied_sessions:
+            continue
+        until = card.valid_from or stamp
+        graph.query(
+            "MATCH (c:Card {id: $id}) WHERE c.valid_until IS NULL SET c.valid_until = $until, c.updated_at = $now",
+            {"id": decision.target, "until": until, "now": stamp},
+        )
+        links += expand_link(card.id, decision.target, "CONTRADICTS", 1.0, stamp)
+        contradicted += 1
+    if links:
+        graph.add_links(links)
+    return applied, written + len(links), merged_cards, contradicted
+
+
+def _log_curation(memory, merges, contradictions, in_batch, new_ids, applied_sessions, stamp) -> None:
+    """L3 first: what the resolver did goes to `raw/curation.jsonl`, which `alaya rebuild`
+    replays after re-distilling (merge: keep/drop; CONTRADICTS link; supersede: valid_until)."""
+    from .maintenance.common import CURATION_LOG, append_log
+
+    records: list[dict[str, Any]] = []
+    for gone, into in in_batch.items():
+        card = new_ids[gone]
+        if card.sources and card.sources[0].session_id in applied_sessions:
+            records.append({"op": "merge", "keep": into, "drop": gone, "ts": stamp, "by": "resolver"})
+    for decision, card in contradictions:
+        if card.sources and card.sources[0].session_id in applied_sessions:
+            records.append({"op": "link", "src": card.id, "dst": decision.target, "rel": "CONTRADICTS", "weight": 1.0,
+                            "ts": stamp, "by": "resolver"})
+            records.append({"op": "supersede", "card": decision.target, "valid_until": card.valid_from or stamp,
+                            "by_card": card.id, "ts": stamp})
+    if records:
+        append_log(memory, CURATION_LOG, records)
+
+
+def _relation_names(memory: "Alaya") -> set[str]:
+    try:
+        with memory.lock.read("distill (relation names)"):
+            return set(memory.index.relation_vectors())
+    except Exception:  # noqa: BLE001 - at worst a name is embedded twice
+        return set()
+
+
+# --- usage accounting -------------------------------------------------------------------------
+
+
+def record_usage(memory: "Alaya", *providers: Any) -> None:
+    """Add the providers' token and request counts to `state/llm_usage.json` (a counter; a lost
+    race between two processes loses one run's counts, never data)."""
+    path = memory.dirs.state / USAGE_FILE
+    try:
+        totals = json.loads(path.read_text())
+    except (OSError, ValueError):
+        totals = {}
+    changed = False
+    for provider in providers:
+        client = getattr(provider, "client", None)
+        usage = getattr(client, "usage", None)
+        if usage is None or not (usage.requests or usage.failures):
+            continue
+        entry = totals.setdefault(client.what, {})
+        counts = {"requests": usage.requests, "failures": usage.failures,
+                  "prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens}
+        counts.update(getattr(provider, "stats", {}) or {})
+        for key, value in counts.items():
+            if isinstance(value, (int, float)):
+                entry[key] = entry.get(key, 0) + value
+        entry["model"] = getattr(provider, "model", None)
+        # count each run once: reset the provider's counters
+        usage.requests = usage.failures = usage.prompt_tokens = usage.completion_tokens = 0
+        usage.by_kind.clear()
+        if hasattr(provider, "stats"):
+            provider.stats = {k: 0 for k in provider.stats}
+        changed = True
+    if changed:
+        try:
+            atomic_write(path, json.dumps(totals, indent=1))
+        except OSError:
+            pass
+
+
+def read_usage(memory: "Alaya") -> dict[str, Any]:
+    try:
+        data = json.loads((memory.dirs.state / USAGE_FILE).read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
