@@ -264,7 +264,6 @@ _COMMAND_GROUPS: list[Callable[..., None]] = []
 _COMMAND_GROUPS.append(__import__("openclaw_alaya.hook", fromlist=["add_commands"]).add_commands)  # hook session-start|end
 _COMMAND_GROUPS.append(__import__("openclaw_alaya.ops", fromlist=["add_commands"]).add_commands)  # plugins, introspect, backup, cron
 _COMMAND_GROUPS.append(__import__("openclaw_alaya.reembed", fromlist=["add_commands"]).add_commands)  # reembed
-_COMMAND_GROUPS.append(__import__("openclaw_alaya.reembed", fromlist=["add_commands"]).add_commands)  # reembed
 _COMMAND_GROUPS.append(__import__("openclaw_alaya.maintenance.cli", fromlist=["add_commands"]).add_commands)  # verify, rebuild, export, import-memex
 
 

@@ -119,7 +119,6 @@ class HookConfig(_Section):
     summary_max_age_hours: float = Field(24.0, gt=0)  # the cached summary is recomputed after this
     distill_at_end: bool = True  # session-end distills the session; off: left for introspect
     llm_deadline_seconds: float = Field(5.0, gt=0)  # model calls in session-end; past it the session waits for introspect
-    llm_deadline_seconds: float = Field(5.0, gt=0)  # model calls in session-end; past it the session waits for introspect
 
 
 class CronJobConfig(_Section):

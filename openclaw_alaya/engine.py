@@ -52,9 +52,6 @@ class DistillReport(BaseModel):
     merged: int = 0  # new cards merged into stored ones (resolver.py)
     contradicted: int = 0  # stored cards superseded by a new one
     pending_embedding: int = 0  # cards stored without a vector while the embedder was down
-    merged: int = 0  # new cards merged into stored ones (resolver.py)
-    contradicted: int = 0  # stored cards superseded by a new one
-    pending_embedding: int = 0  # cards stored without a vector while the embedder was down
 
 
 class LinkResult(BaseModel):
@@ -343,7 +340,6 @@ class Alaya:
             "embedder": self.embedder.id,
             "distiller": self.config.distill.llm_provider,
             **_llm_status(self),
-            **_llm_status(self),
             **_status_details(self),
             "redaction": _redaction_status(self),
         }
@@ -361,13 +357,6 @@ def _status_details(memory: Alaya) -> dict[str, Any]:
     from .maintenance.status import details
 
     return details(memory)
-
-
-def _llm_status(memory: Alaya) -> dict[str, Any]:
-    """Cards waiting for an embedding, and the model tokens and requests spent so far."""
-    from .pipeline import read_pending, read_usage
-
-    return {"pending_embeddings": len(read_pending(memory)), "llm_usage": read_usage(memory)}
 
 
 def _llm_status(memory: Alaya) -> dict[str, Any]:

@@ -302,9 +302,6 @@ def capture(memory: "Alaya", event: EndEvent) -> dict[str, Any]:
             from .pipeline import hook_deadline
 
             with hook_deadline(memory):  # a model-backed distill must not outlast the hook
-                from .pipeline import hook_deadline
-
-            with hook_deadline(memory):  # a model-backed distill must not outlast the hook
                 result = memory.distill(sid)
             report["distilled"] = True
             report["cards"] = result.cards

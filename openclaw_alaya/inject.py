@@ -170,13 +170,6 @@ def summary_section(summary: dict[str, Any]) -> Section:
         items.append(Item("Active areas: " + ", ".join(clean(a, 60) for a in llm["active_areas"][:8])))
     if llm.get("key_topics"):
         items.append(Item("Key topics: " + ", ".join(clean(t, 60) for t in llm["key_topics"][:8])))
-    llm = summary.get("llm") or {}  # written by an LLM distiller at session end, when configured
-    if llm.get("recent"):
-        items.append(Item(f"Recently: {clean(llm['recent'], 300)}"))
-    if llm.get("active_areas"):
-        items.append(Item("Active areas: " + ", ".join(clean(a, 60) for a in llm["active_areas"][:8])))
-    if llm.get("key_topics"):
-        items.append(Item("Key topics: " + ", ".join(clean(t, 60) for t in llm["key_topics"][:8])))
     if summary.get("cards"):
         types = ", ".join(f"{clean(t, 40)} {n}" for t, n in summary.get("types", []))
         tags = ", ".join(f"{clean(t, 40)} {n}" for t, n in summary.get("tags", []))

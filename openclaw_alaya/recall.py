@@ -102,14 +102,6 @@ class Recaller:
         except AlayaError:
             return None
 
-    def _embed(self, text: str) -> np.ndarray | None:
-        """The query's vector, or None when the embedder is unavailable (a remote one down):
-        recall then runs on full-text search and the graph alone (DESIGN.md §4)."""
-        try:
-            return self.embedder.embed([text])[0]
-        except AlayaError:
-            return None
-
     # --- entry points ---------------------------------------------------------------------
 
     def _depth(self, request: RecallRequest) -> int:
@@ -267,12 +259,6 @@ def _relation_fit(rel: str, query_vec, rel_vectors: dict[str, np.ndarray], unkno
     if vec is None:
         return 0.0
     return max(0.0, float(np.dot(vec, query_vec)))
-
-
-def _now_iso() -> str:
-    from datetime import datetime, timezone
-
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 def _now_iso() -> str:

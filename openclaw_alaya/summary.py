@@ -70,16 +70,6 @@ def _llm_part(memory: "Alaya", agent_id: str) -> dict[str, Any]:
     return {"llm": {k: entry.get(k) for k in ("active_areas", "key_topics", "recent", "updated_at")}}
 
 
-def _llm_part(memory: "Alaya", agent_id: str) -> dict[str, Any]:
-    """The summary an LLM distiller keeps up to date at each session end (llm/distiller.py)."""
-    from .llm.distiller import read_summaries
-
-    entry = read_summaries(memory.dirs.state).get(agent_id)
-    if not isinstance(entry, dict):
-        return {}
-    return {"llm": {k: entry.get(k) for k in ("active_areas", "key_topics", "recent", "updated_at")}}
-
-
 def get(graph: "GraphStore", memory: "Alaya", agent_id: str, *, max_age_hours: float, now: float | None = None) -> dict[str, Any]:
     """The cached summary when fresh, else a recomputed (and re-cached) one."""
     now = time.time() if now is None else now
