@@ -205,7 +205,9 @@ def _write_graph(memory: "Alaya", graph: Any, plans: list[DistillPlan], decision
             continue
         until = card.valid_from or stamp
         graph.query(
-            "MATCH (c:Card {id: $id}) WHERE c.valid_until IS NULL SET c.valid_until = $until, c.updated_at = $now",
+            # '' is how graph_store stores None (never NULL in a Kuzu STRING column)
+            "MATCH (c:Card {id: $id}) WHERE c.valid_until IS NULL OR c.valid_until = ''"
+            " SET c.valid_until = $until, c.updated_at = $now",
             {"id": decision.target, "until": until, "now": stamp},
         )
         links += expand_link(card.id, decision.target, "CONTRADICTS", 1.0, stamp)
