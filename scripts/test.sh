@@ -1,7 +1,22 @@
 #!/usr/bin/env bash
-# Set up .venv-test and run the whole test suite (Python, and the OpenClaw plugin's JS tests).
+# Set up .venv-test and run the whole test suite: the OpenClaw plugin's JS tests (system node),
+# then pytest, which runs the Python tests and the end-to-end tests against real OpenClaw
+# (tests/e2e: installs Node 24 and openclaw from the npm registry into .cache/openclaw the first
+# time; ALAYA_SKIP_E2E=1 skips them). Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup-venv.sh .venv-test test
 export PATH="$PWD/.venv-test/bin:$PATH"
-.venv-test/bin/python -m pytest -q "$@"
+
+status=0
+echo "== JS tests: node $(node --version) hooks/run-tests.js"
+node hooks/run-tests.js > .venv-test/js-tests.tap 2>&1 || status=$?
+grep -E '^# (tests|pass|fail|cancelled|skipped|todo) ' .venv-test/js-tests.tap || true
+if [ "$status" -ne 0 ]; then
+  grep -A30 'not ok' .venv-test/js-tests.tap || tail -n 60 .venv-test/js-tests.tap
+  echo "JS tests failed (exit $status); full output: .venv-test/js-tests.tap"
+fi
+
+echo "== pytest (Python and end-to-end)"
+.venv-test/bin/python -m pytest -q "$@" || status=$?
+exit "$status"
