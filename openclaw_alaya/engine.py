@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 from .config import Config
 from .datadir import DataDir, resolve_data_dir
 from .errors import InputError, NotFoundError
-from .formats import parse_session
+from .formats import DEFAULT_MAX_BYTES, parse_session
 from .fsutil import append_line
 from .distilling import DistillPlan, apply, index_row, now_iso, prepare
 from .graph_store import GraphStore
@@ -77,7 +77,9 @@ class Alaya:
 
     @cached_property
     def lock(self) -> StoreLock:
-        return StoreLock(self.dirs.root, self.config.lock.timeout_seconds)
+        from .journal import recover
+
+        return StoreLock(self.dirs.root, self.config.lock.timeout_seconds, recover=lambda: recover(self))
 
     @cached_property
     def raw(self) -> RawStore:
@@ -98,7 +100,7 @@ class Alaya:
         return store
 
     def graph(self, *, write: bool) -> GraphStore:
-        return GraphStore(self.dirs.graph, read_only=not write)
+        return GraphStore(self.dirs.graph, read_only=not write, atomic=write)  # a write is one transaction
 
     # --- init -----------------------------------------------------------------------------
 
@@ -163,7 +165,8 @@ class Alaya:
             return parse_session(source, source_name="<stdin>", **options)
         path = Path(source)
         try:
-            data = path.read_bytes()
+            with path.open("rb") as handle:  # never more than the cap into memory
+                data = handle.read(DEFAULT_MAX_BYTES + 1)
         except FileNotFoundError:
             raise InputError(f"{path}: no such file") from None
         except IsADirectoryError:
@@ -291,6 +294,11 @@ class Alaya:
 
             vector, ok = embed_or_pending(self.embedder, [relation_description(name)])
             vector = vector if ok else None  # embedder down: introspect's embed-pending adds it later
+        with self.lock.read(f"link {src} {name} {dst} (checking the cards)"):  # refused: nothing opened for writing
+            with self.graph(write=False) as graph:
+                missing = [c for c in (src, dst) if c not in graph.get_cards([src, dst])]
+        if missing:
+            raise NotFoundError(f"no card {missing[0]!r}")
         with self.lock.write(f"link {src} {name} {dst}"):
             with self.graph(write=True) as graph:
                 missing = [c for c in (src, dst) if c not in graph.get_cards([src, dst])]

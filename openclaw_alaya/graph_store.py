@@ -88,15 +88,24 @@ _SESSION_NULLABLE = frozenset({"started_at", "title", "last_card", "agent_id", "
 class GraphStore:
     """One open Kuzu database. Use as a context manager so it is always closed in the lock."""
 
-    def __init__(self, path: Path, *, read_only: bool) -> None:
+    def __init__(self, path: Path, *, read_only: bool, atomic: bool = False) -> None:
         self._db = kuzu.Database(str(path), read_only=read_only, buffer_pool_size=_BUFFER_POOL_BYTES)
         self._conn = kuzu.Connection(self._db)
+        self._atomic = atomic and not read_only
 
     def __enter__(self) -> "GraphStore":
+        """With `atomic`, everything until exit is one transaction: committed on a normal exit,
+        rolled back on an exception, and never half-applied by a crash (journal.py)."""
+        if self._atomic:
+            self._conn.execute("BEGIN TRANSACTION")
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        try:
+            if self._atomic:
+                self._conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
+        finally:
+            self.close()
 
     def close(self) -> None:
         self._conn.close()

@@ -24,7 +24,9 @@ if TYPE_CHECKING:
     from .models import Card
 
 TEMPLATE = "session_start.md.j2"
-_INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+_INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u00ad\u034f\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+# Chat-template control tokens (`<|im_start|>`, `<|eot_id|>`, …) are never memory.
+_CHAT_TOKEN = re.compile(r"<\s*\|")
 # `<`, an entity or escape for it, an optional `/`, then a tag name mentioning memory or alaya.
 _SPOOF_TAG = re.compile(r"(?:<|&lt;?|&#0*60;?|&#x0*3c;?|\\u003c|\\x3c|＜|﹤)(\s*/?\s*[\w:.-]*(?:memor|alaya))", re.I)
 _BLOCK_NAME = re.compile(r"alaya-memory", re.I)
@@ -60,6 +62,7 @@ def clean(text: Any, limit: int | None = None) -> str:
     """Memory text made safe to place inside the block: one line, nothing that can end it."""
     text = _INVISIBLE.sub(" ", str(text or ""))
     text = _SPOOF_TAG.sub(lambda m: "‹" + m.group(1), text)
+    text = _CHAT_TOKEN.sub("‹|", text)
     text = _BLOCK_NAME.sub("alaya memory", text)
     text = " ".join(text.split())
     if limit is not None and len(text) > limit:
@@ -93,7 +96,9 @@ def build(memory: "Alaya", request: StartRequest) -> str:
 def fit(sections: list[Section], budget: int) -> str:
     """Render under `budget` tokens, dropping items from the end (last section first): first
     down to each section's `min_items`, then entirely. "" when even one item does not fit."""
-    sections = [Section(s.key, s.title, list(s.items), s.order, s.min_items) for s in sorted(sections, key=lambda s: s.order)]
+    # Cleaned here as well as where items are made: a plugin's section is rendered safely too.
+    sections = [Section(s.key, clean(s.title, 120), [Item(clean(i.text), clean(i.id, 140) if i.id else None) for i in s.items],
+                        s.order, s.min_items) for s in sorted(sections, key=lambda s: s.order)]
     if budget <= 0:
         return ""
 
