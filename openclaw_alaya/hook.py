@@ -75,8 +75,8 @@ def _usage(args: argparse.Namespace) -> int:
 
 def cmd_session_start(args: argparse.Namespace) -> int:
     event = read_event("hook session-start")
-    from .engine import Alaya
     from .inject import StartRequest, build
+    from .engine import Alaya
 
     memory = Alaya(args.data_dir)
     if not memory.dirs.graph.exists():
@@ -179,6 +179,7 @@ def end_event(event: dict[str, Any]) -> EndEvent:
         messages = []
     if not isinstance(messages, list):
         raise InputError("hook session-end: messages must be a list")
+    messages = messages[_after_last_reset(messages):]
     reason = event.get("reason")
     turns = parse_messages([_prepare(m) for m in messages], strict=False, where="hook session-end: messages")
     return EndEvent(
@@ -188,6 +189,16 @@ def end_event(event: dict[str, Any]) -> EndEvent:
         turns=turns,
         session_key=event.get("sessionKey") if isinstance(event.get("sessionKey"), str) else None,
     )
+
+
+def _after_last_reset(messages: list[Any]) -> int:
+    """Index after OpenClaw's in-place reset marker (`__openclaw.kind == "reset"`, same session
+    id): what precedes it was captured before the reset, what follows is a new conversation."""
+    for index in range(len(messages) - 1, -1, -1):
+        meta = messages[index].get("__openclaw") if isinstance(messages[index], dict) else None
+        if isinstance(meta, dict) and meta.get("kind") == "reset":
+            return index + 1
+    return 0
 
 
 def _prepare(message: Any) -> Any:
@@ -238,7 +249,10 @@ def new_turns(stored: list[Turn], incoming: list[Turn]) -> list[Turn]:
         if overlap <= 0:
             continue
         score = sum(1 for j in range(overlap) if s_keys[offset + j] == i_keys[j])
-        if score > best_score and score * 2 >= overlap:
+        anchored = s_keys[offset] == i_keys[0]
+        # Half a match is enough only when the first incoming turn lines up; otherwise a
+        # repeated short reply ("OK") would pass a restarted conversation off as old.
+        if score > best_score and (score * 2 > overlap or (anchored and score * 2 >= overlap)):
             best, best_score = offset, score
     fresh = incoming[n - best :] if best < n else incoming
     used = {t.id for t in stored}

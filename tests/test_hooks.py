@@ -173,6 +173,26 @@ def test_capture_is_idempotent_across_resends(tmp_path):
     assert "old memories" not in json.dumps(stored)  # memory does not feed on itself
 
 
+def test_in_place_reset_with_a_repeated_reply_keeps_the_new_conversation(tmp_path):
+    """OpenClaw's sessions.reset keeps the session id; the next capture starts with a reset
+    marker and may share a short reply ("OK") with the captured conversation."""
+    data = tmp_path / "data"
+    before = [msg("user", "My staging database is called heron-5.", 1), msg("assistant", "OK", 2)]
+    assert ok_json(alaya(data, "hook", "session-end", stdin=end_event(before, reason="reset")))["new_turns"] == 2
+    marker = {"role": "system", "content": [{"type": "text", "text": "Reset"}], "__openclaw": {"kind": "reset"}}
+    after = [marker, msg("user", "The new bucket is called ibis-3.", 3), msg("assistant", "OK", 4)]
+    out = ok_json(alaya(data, "hook", "session-end", stdin=end_event(after, reason="new")))
+    assert (out["new_turns"], out["total_turns"]) == (2, 4)
+    # the same post-reset history again, now longer: only the newest turn is new
+    longer = after + [msg("user", "And the queue is kite-9.", 5)]
+    out = ok_json(alaya(data, "hook", "session-end", stdin=end_event(longer)))
+    assert (out["new_turns"], out["total_turns"]) == (1, 5)
+    # without the marker, a restarted conversation sharing only "OK" is still new, not old
+    other = [msg("user", "Completely different: the cache is wren-1.", 6), msg("assistant", "OK", 7)]
+    out = ok_json(alaya(data, "hook", "session-end", stdin=end_event(other)))
+    assert out["new_turns"] == 2
+
+
 def test_end_of_session_signal_and_null_fields(tmp_path):
     data = tmp_path / "data"
     # session_end carries no messages: nothing stored yet, nothing to do
