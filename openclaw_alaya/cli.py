@@ -79,6 +79,9 @@ def cmd_init(args: argparse.Namespace) -> int:
 def cmd_ingest(args: argparse.Namespace) -> int:
     if bool(args.file) == bool(args.stdin):
         raise InputError("give a FILE or --stdin (one of them)")
+    if len(args.file) > 1 or (args.file and os.path.isdir(args.file[0])):
+        return _ingest_many(args)
+    args.file = args.file[0] if args.file else None
     memory = _memory(args)
     source = _read_stdin() if args.stdin else args.file
     result = memory.ingest(source, agent_id=args.agent, session_id=args.session_id, include_tools=args.include_tools)
@@ -89,6 +92,28 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         _print_json(report)
     else:
         print(f"{result.session_id}: {result.new_turns} new turns ({result.total_turns} in all) → {result.path}")
+        if args.distill:
+            d = report["distilled"]
+            print(f"distilled {d['cards']} cards, {d['links']} links")
+    return 0
+
+
+def _ingest_many(args: argparse.Namespace) -> int:
+    """Several files or a directory: many sessions per lock hold (batch_ingest.py)."""
+    from .batch_ingest import session_files
+
+    if args.session_id:
+        raise InputError("--session-id needs a single session file")
+    memory = _memory(args)
+    results = memory.ingest_many(session_files(args.file), agent_id=args.agent, include_tools=args.include_tools)
+    report: dict[str, Any] = {"sessions": [r.model_dump() for r in results]}
+    if args.distill:
+        report["distilled"] = memory.distill().model_dump()
+    if args.json:
+        _print_json(report)
+    else:
+        new = sum(r.new_turns for r in results)
+        print(f"ingested {len(results)} sessions: {new} new turns")
         if args.distill:
             d = report["distilled"]
             print(f"distilled {d['cards']} cards, {d['links']} links")
@@ -219,7 +244,7 @@ def _parser() -> argparse.ArgumentParser:
     command("init", cmd_init, "create the data directory, config and stores", json_flag=False)
 
     ingest = command("ingest", cmd_ingest, "store a session (OpenClaw JSONL, session JSON or a message list)")
-    ingest.add_argument("file", nargs="?", help="session file")
+    ingest.add_argument("file", nargs="*", help="session file(s), or a directory of them (*.json, *.jsonl)")
     ingest.add_argument("--stdin", action="store_true", help="read the session from standard input")
     ingest.add_argument("--agent", help="agent id the session belongs to (its cards' scope)")
     ingest.add_argument("--session-id", help="session id to use when the input has none")

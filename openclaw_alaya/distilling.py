@@ -89,27 +89,35 @@ def apply(plans: list[DistillPlan], graph: GraphStore, raw: RawStore) -> tuple[l
     """Write the plans whose sessions are still where they were when prepared (L3 contexts,
     then L2). Returns the applied plans (their cards go to L1 next) and the links written."""
     applied: list[DistillPlan] = []
-    written = 0
+    # the whole batch goes out in a few statements (one per kind, not per session) and one
+    # batched sync of the context files: a backlog applies at hundreds of turns a second
+    contexts, cards, extracted, links, sessions = [], [], [], [], []
+    stamp = now_iso()
+    known = graph.get_sessions([plan.session.id for plan in plans])
     for plan in plans:
-        current = graph.get_session(plan.session.id) or {}
+        current = known.get(plan.session.id) or {}
         if (current.get("distilled_turns") or 0) != plan.start:
             continue  # another process distilled these turns meanwhile
         turns_by_id = {turn.id: turn for turn in plan.session.turns}
         for card in plan.cards:
             source = card.sources[0]
-            raw.write_context(card.id, source.session_id, [turns_by_id[t] for t in source.turn_ids if t in turns_by_id])
-        graph.upsert_cards(plan.cards)
-        graph.link_to_sessions(
-            [{"card": c.id, "session": plan.session.id, "turns": c.sources[0].turn_ids} for c in plan.cards]
-        )
+            contexts.append((card.id, source.session_id, [turns_by_id[t] for t in source.turn_ids if t in turns_by_id]))
+        cards += plan.cards
+        extracted += [{"card": c.id, "session": plan.session.id, "turns": c.sources[0].turn_ids} for c in plan.cards]
         chain = ([current["last_card"]] if current.get("last_card") else []) + [c.id for c in plan.cards]
-        stamp = now_iso()
-        links = [link for a, b in zip(chain, chain[1:]) for link in expand_link(a, b, "TEMPORAL_NEXT", 1.0, stamp)]
+        links += [link for a, b in zip(chain, chain[1:]) for link in expand_link(a, b, "TEMPORAL_NEXT", 1.0, stamp)]
         links += plan.links
-        graph.add_links(links)
-        graph.upsert_session(
-            {**current, "distilled_turns": len(plan.session.turns), "last_card": chain[-1] if chain else None}
-        )
+        sessions.append({**current, "distilled_turns": len(plan.session.turns), "last_card": chain[-1] if chain else None})
         applied.append(plan)
-        written += len(links)
-    return applied, written
+    if not applied:
+        return applied, 0
+    if hasattr(raw, "write_contexts"):  # L3 first, one batched sync
+        raw.write_contexts(contexts)
+    else:  # a stand-in store (maintenance/rebuild.py) writes them one by one
+        for card_id, session_id, turns in contexts:
+            raw.write_context(card_id, session_id, turns)
+    graph.upsert_cards(cards)
+    graph.link_to_sessions(extracted)
+    graph.add_links(links)
+    graph.upsert_sessions(sessions)
+    return applied, len(links)

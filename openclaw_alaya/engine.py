@@ -158,6 +158,12 @@ class Alaya:
             redact.record_new_turns(self, new_turns)
         return IngestResult(session_id=merged.id, new_turns=len(new_turns), total_turns=len(merged.turns), path=str(path))
 
+    def ingest_many(self, sources: Any, *, agent_id: str | None = None, include_tools: bool = False) -> list[IngestResult]:
+        """`ingest` for many sessions, a chunk per write-lock hold (batch_ingest.py)."""
+        from .batch_ingest import ingest_many
+
+        return ingest_many(self, sources, agent_id=agent_id, include_tools=include_tools)
+
     def _parse(self, source: Any, **options: Any) -> Session:
         if isinstance(source, Session):
             return source.model_copy(update={k: v for k, v in options.items() if k != "include_tools" and v})

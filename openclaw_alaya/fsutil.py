@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -40,6 +41,63 @@ def atomic_write(path: Path, data: bytes | str) -> None:
         Path(tmp).unlink(missing_ok=True)
         raise
     _fsync_dir(path.parent)
+
+
+def atomic_write_many(items: list[tuple[Path, bytes | str]]) -> None:
+    """`atomic_write` for many files at once, with the same guarantee (each path ends up with
+    its old bytes or its new bytes, never a mix) but a fraction of the cost: every temp file is
+    written first, then made durable together (one `syncfs` on Linux for a big batch, else an
+    fsync each, back to back), then renamed, and each directory fsynced once. A few hundred
+    context files cost tens of milliseconds instead of 12 ms each (bench/ingest.py)."""
+    staged: list[tuple[str, Path]] = []
+    fds: list[int] = []
+    try:
+        for path, data in items:
+            ensure_dir(path.parent)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+            staged.append((tmp, path))
+            fds.append(fd)
+            os.fchmod(fd, FILE_MODE)
+            view = memoryview(data.encode("utf-8") if isinstance(data, str) else data)
+            while view:
+                view = view[os.write(fd, view):]
+        if not (len(fds) >= _SYNCFS_MIN_FILES and _syncfs(fds[0])):
+            for fd in fds:
+                os.fsync(fd)
+    except BaseException:
+        for tmp, _ in staged:
+            Path(tmp).unlink(missing_ok=True)
+        raise
+    finally:
+        for fd in fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+    for tmp, path in staged:
+        os.replace(tmp, path)
+    for folder in dict.fromkeys(path.parent for _, path in staged):
+        _fsync_dir(folder)
+
+
+_SYNCFS_MIN_FILES = 8
+_libc: object = None
+
+
+def _syncfs(fd: int) -> bool:
+    """Flush the whole filesystem holding `fd` (Linux syncfs(2)); False where unavailable."""
+    global _libc
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        if _libc is None:
+            import ctypes
+
+            _libc = ctypes.CDLL(None, use_errno=True)
+        return _libc.syncfs(fd) == 0  # type: ignore[attr-defined]
+    except (OSError, AttributeError):
+        _libc = False
+        return False
 
 
 def append_line(path: Path, line: str) -> None:

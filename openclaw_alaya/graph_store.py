@@ -125,15 +125,30 @@ class GraphStore:
     # --- sessions -------------------------------------------------------------------------
 
     def upsert_session(self, row: dict[str, Any]) -> None:
+        self.upsert_sessions([row])
+
+    def upsert_sessions(self, rows: list[dict[str, Any]]) -> None:
+        if not rows:
+            return
         sets = _assignments("s", "r", _SESSION_TYPES, _SESSION_FIELDS[1:])
         self._conn.execute(
-            f"UNWIND $rows AS r MERGE (s:Session {{id: r.id}}) SET {sets}", {"rows": [_stored(row, _SESSION_TYPES)]}
+            f"UNWIND $rows AS r MERGE (s:Session {{id: r.id}}) SET {sets}",
+            {"rows": [_stored(row, _SESSION_TYPES) for row in rows]},
         )
 
     def get_session(self, session_id: str) -> dict[str, Any] | None:
         fields = ", ".join(f"s.{f}" for f in _SESSION_FIELDS)
         rows = self._rows(f"MATCH (s:Session {{id: $id}}) RETURN {fields}", {"id": session_id})
         return _loaded(dict(zip(_SESSION_FIELDS, rows[0])), _SESSION_NULLABLE) if rows else None
+
+    def get_sessions(self, ids: list[str]) -> dict[str, dict[str, Any]]:
+        """`get_session` for many ids in one query."""
+        if not ids:
+            return {}
+        fields = ", ".join(f"s.{f}" for f in _SESSION_FIELDS)
+        rows = self._rows(f"MATCH (s:Session) WHERE s.id IN $ids RETURN {fields}", {"ids": list(dict.fromkeys(ids))})
+        found = (_loaded(dict(zip(_SESSION_FIELDS, r)), _SESSION_NULLABLE) for r in rows)
+        return {row["id"]: row for row in found}
 
     def sessions(self) -> list[dict[str, Any]]:
         fields = ", ".join(f"s.{f}" for f in _SESSION_FIELDS)
@@ -213,8 +228,8 @@ class GraphStore:
         """(from id, relation name, to id, weight) for card-card edges touching `ids`, both directions."""
         if not ids:
             return []
-        rows = self._rows(
-            "MATCH (a:Card)-[e]-(b:Card) WHERE a.id IN $ids"
+        rows = self._rows(  # the card-card tables named: 6x faster than `-[e]-` at 100k cards
+            f"MATCH (a:Card)-[e:{'|'.join([*CARD_RELATIONS, CUSTOM])}]-(b:Card) WHERE a.id IN $ids"
             " RETURN a.id, label(e), e.type, b.id, e.weight",
             {"ids": ids},
         )

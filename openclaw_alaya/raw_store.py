@@ -27,7 +27,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from .errors import AlayaError, InputError
-from .fsutil import atomic_write, ensure_dir
+from .fsutil import atomic_write, atomic_write_many, ensure_dir
 from .models import Session, Turn, check_id
 
 # A turn that reuses a stored id with different content is kept as `<id>+2`, `<id>+3`...
@@ -124,6 +124,22 @@ class RawStore:
         self._update_index(session.id, path)
         return path
 
+    def write_many(self, sessions: list[Session]) -> list[Path]:
+        """`write` for many sessions (bulk ingest): the same files, one batched sync, one
+        index update."""
+        paths = [self.find(s.id) or self._new_path(s) for s in sessions]
+        items: list[tuple[Path, str]] = []
+        for session, path in zip(sessions, paths):
+            items.append((path, json.dumps(session.model_dump(), indent=1, ensure_ascii=False) + "\n"))
+            items.append((path.with_suffix(".md"), render_markdown(session)))
+        atomic_write_many(items)
+        index = self._read_index()
+        entries = {s.id: p.relative_to(self.sessions_dir).as_posix() for s, p in zip(sessions, paths)}
+        if any(index.get(k) != v for k, v in entries.items()):
+            index.update(entries)
+            atomic_write(self.index_path, json.dumps(index, indent=1, sort_keys=True) + "\n")
+        return paths
+
     def markdown_path(self, session_id: str) -> Path | None:
         """The readable rendering next to the session's .json, if the session is stored."""
         path = self.find(session_id)
@@ -163,6 +179,25 @@ class RawStore:
         ensure_dir(path.parent)
         atomic_write(path, json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
         return path
+
+    def write_contexts(self, items: list[tuple[str, str, list[Turn]]]) -> None:
+        """`write_context` for many (card id, session id, turns) at once, one batched sync."""
+        docs: dict[str, dict[str, list[Turn]]] = {}
+        for card_id, session_id, turns in items:
+            _check_id(card_id, "card id")
+            _check_id(session_id, "session id")
+            if card_id not in docs:
+                docs[card_id] = self.load_context(card_id) or {}
+            docs[card_id][session_id] = list(turns)
+        stamp = _now_iso()
+        atomic_write_many([
+            (self._context_path(card_id), json.dumps({
+                "card_id": card_id,
+                "updated_at": stamp,
+                "sessions": [{"session_id": sid, "turns": [t.model_dump() for t in ts]} for sid, ts in contexts.items()],
+            }, indent=1, ensure_ascii=False) + "\n")
+            for card_id, contexts in docs.items()
+        ])
 
     def load_context(self, card_id: str) -> dict[str, list[Turn]] | None:
         """session id -> the card's source turns in that session; None if none were recorded."""

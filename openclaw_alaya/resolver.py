@@ -147,11 +147,24 @@ class Resolver:
         decisions: dict[str, Decision] = {}
         flagged: list[tuple[str, Card, Card, str]] = []  # (new id, older card, newer card, rule verdict)
         earlier: list[Card] = []
+        # earlier new cards by content word and by fact subject: only those sharing a word can
+        # reach JUDGE_JACCARD, only those sharing a subject can contradict, so a batch costs
+        # about n·(postings) dict lookups instead of n² comparisons (bench/ingest.py)
+        by_word: dict[str, list[int]] = {}
+        by_subject: dict[str, list[int]] = {}
         for card in new_cards:
             mine = profiles.get(card.id) or profiles.setdefault(card.id, profile(card))
             decision = Decision(card.id)
             pool = [c for c in candidates.get(card.id, []) if c.id != card.id]
-            pool += [c for c in earlier if c.sources and card.sources and c.sources[0].session_id != card.sources[0].session_id]
+            shared: dict[int, int] = {}
+            for w in mine.words:
+                for i in by_word.get(w, ()):
+                    shared[i] = shared.get(i, 0) + 1
+            n = len(mine.words)  # jaccard = shared / (n + theirs - shared): skip the hopeless
+            near = {i for i, c in shared.items() if c / (n + len(profiles[earlier[i].id].words) - c) >= JUDGE_JACCARD}
+            near.update(i for subj, _ in mine.facts for i in by_subject.get(subj, ()))
+            pool += [earlier[i] for i in sorted(near)
+                     if earlier[i].sources and card.sources and earlier[i].sources[0].session_id != card.sources[0].session_id]
             best_dup: tuple[float, Card] | None = None
             conflict: tuple[Card, str] | None = None
             for other in pool:
@@ -176,6 +189,10 @@ class Resolver:
                 flagged.append((card.id, best_dup[1], card, verdict))
             decisions[card.id] = decision
             if decision.action != "merge":
+                for w in mine.words:
+                    by_word.setdefault(w, []).append(len(earlier))
+                for subj in {subj for subj, _ in mine.facts}:
+                    by_subject.setdefault(subj, []).append(len(earlier))
                 earlier.append(card)
         if self.judge is not None and flagged:
             self._judged(flagged[:MAX_JUDGED_PAIRS], decisions)
