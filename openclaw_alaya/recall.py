@@ -67,6 +67,7 @@ class Recaller:
         text = request.text
         query_vec = self._embed(text) if text else None  # None: full-text and graph only
         depth = self._depth(request)
+        self._vectors: dict[str, np.ndarray] = {}  # card vectors the searches already returned
 
         if request.from_nodes:
             known = graph.get_cards(request.from_nodes)
@@ -116,10 +117,11 @@ class Recaller:
         lists: list[tuple[float, list[str]]] = []
         phrases = [text] + [c for c in request.concepts if c.strip() and c.strip() != text]
         for phrase in phrases:
-            lists.append((self.config.fts_weight, [cid for cid, _ in index.text_search(phrase, n, scopes)]))
+            want = self._vectors if query_vec is not None else None
+            lists.append((self.config.fts_weight, [cid for cid, _ in index.text_search(phrase, n, scopes, want)]))
             vec = query_vec if phrase == text else (self._embed(phrase) if query_vec is not None else None)
             if vec is not None and float(np.abs(vec).sum()) > 0:
-                matches = index.vector_search(vec, n, scopes)
+                matches = index.vector_search(vec, n, scopes, self._vectors)
                 floor = self.config.min_vector_similarity
                 lists.append((self.config.vector_weight, [cid for cid, sim in matches if sim >= floor]))
         if request.concepts:
@@ -177,7 +179,12 @@ class Recaller:
         sparse and absolute cosines small; the relative gap is what tells near from far)."""
         if reference is None or not ids:
             return {}
-        vectors = index.vectors_for(ids[: self.config.candidates])
+        wanted = ids[: self.config.candidates]
+        known = getattr(self, "_vectors", {})
+        vectors = {cid: known[cid] for cid in wanted if cid in known}
+        missing = [cid for cid in wanted if cid not in known]
+        if missing:
+            vectors.update(index.vectors_for(missing))
         sims = {cid: max(0.0, float(np.dot(vec, reference))) for cid, vec in vectors.items()}
         top = max(sims.values(), default=0.0)
         return {cid: (s / top if top else 0.0) for cid, s in sims.items()}

@@ -56,6 +56,10 @@ class VectorStore:
         self.dim = dim
         self._db = lancedb.connect(str(path), read_consistency_interval=timedelta(0))
         self._tables: dict[str, Any] = {}
+        self._relations_cache: tuple[Any, dict[str, np.ndarray]] | None = None
+        # exact vector search from an in-memory copy once the table is big enough for LanceDB's
+        # flat search to be slow (vector_cache.py); kept up to date for a long-lived process
+        self._cache: Any = None
 
     # --- setup ----------------------------------------------------------------------------
 
@@ -117,30 +121,50 @@ class VectorStore:
     def card_count(self) -> int:
         return self._table(CARDS).count_rows()
 
-    def vector_search(self, vector: np.ndarray, limit: int, scopes: list[str] | None = None) -> list[tuple[str, float]]:
-        """(card id, cosine similarity) best first."""
-        query = self._table(CARDS).search(vector.astype(np.float32), query_type="vector").metric("cosine")
+    def vector_search(self, vector: np.ndarray, limit: int, scopes: list[str] | None = None,
+                      vectors: dict[str, np.ndarray] | None = None) -> list[tuple[str, float]]:
+        """(card id, cosine similarity) best first; `vectors`, when given, also gets each
+        hit's vector (saves recall a second lookup)."""
+        cache = self._vector_cache()
+        if cache is not None:
+            return cache.search(vector, limit, scopes, vectors)
+        query = (
+            self._table(CARDS)
+            .search(vector.astype(np.float32), vector_column_name="vector", query_type="vector")
+            .metric("cosine")
+        )
         if scopes:
             query = query.where(f"scope IN ({_sql_list(scopes)})", prefilter=True)
-        rows = query.limit(limit).select(["id", "_distance"]).to_list()
-        return [(row["id"], 1.0 - float(row["_distance"])) for row in rows]
+        columns = ["id", "_distance"] + (["vector"] if vectors is not None else [])
+        data = query.limit(limit).select(columns).to_arrow()
+        _collect(data, vectors)
+        ids, dist = data.column("id").to_pylist(), data.column("_distance").to_pylist()
+        return [(cid, 1.0 - float(d)) for cid, d in zip(ids, dist)]
 
-    def text_search(self, text: str, limit: int, scopes: list[str] | None = None) -> list[tuple[str, float]]:
-        """(card id, BM25 score) best first; empty when the text has no searchable words."""
+    def text_search(self, text: str, limit: int, scopes: list[str] | None = None,
+                    vectors: dict[str, np.ndarray] | None = None) -> list[tuple[str, float]]:
+        """(card id, BM25 score) best first; empty when the text has no searchable words.
+        `vectors`, when given, also gets each hit's vector."""
         if not text.strip():
             return []
-        query = self._table(CARDS).search(text, query_type="fts")
+        query = self._table(CARDS).search(text, query_type="fts", fts_columns="text")
         if scopes:
             query = query.where(f"scope IN ({_sql_list(scopes)})", prefilter=True)
+        columns = ["id", "_score"] + (["vector"] if vectors is not None else [])
         try:
-            rows = query.limit(limit).select(["id", "_score"]).to_list()
+            data = query.limit(limit).select(columns).to_arrow()
         except (ValueError, RuntimeError):  # a query of only stop words or operators
             return []
-        return [(row["id"], float(row["_score"])) for row in rows]
+        _collect(data, vectors)
+        return list(zip(data.column("id").to_pylist(), map(float, data.column("_score").to_pylist())))
 
     def vectors_for(self, ids: list[str]) -> dict[str, np.ndarray]:
         if not ids:
             return {}
+        if self._cache is not None and self._vector_cache() is not None:
+            found = self._cache.vectors_for(ids)
+            if len(found) == len(set(ids)):
+                return found
         rows = (
             self._table(CARDS)
             .search()
@@ -161,6 +185,21 @@ class VectorStore:
         ids = data.column("id").to_pylist()
         flat = data.column("vector").combine_chunks().flatten().to_numpy(zero_copy_only=False)
         return ids, np.asarray(flat, dtype=np.float32).reshape(len(ids), self.dim)
+
+    def _vector_cache(self):
+        """The in-memory copy, brought up to date, or None where LanceDB searches itself."""
+        from .vector_cache import MIN_ROWS, VectorCache
+
+        try:
+            if self._cache is None:
+                if self.card_count() < MIN_ROWS:
+                    return None
+                self._cache = VectorCache(self._table(CARDS), self.dim)
+            self._cache.refresh()
+            return self._cache
+        except Exception:  # noqa: BLE001 - an older table layout or API: LanceDB searches itself
+            self._cache = None
+            return None
 
     def card_ids(self) -> list[str]:
         table = self._table(CARDS)
@@ -188,8 +227,33 @@ class VectorStore:
         )
 
     def relation_vectors(self) -> dict[str, np.ndarray]:
+        """Every relation name's embedding; kept until the table gets a new version (a recall
+        reads it twice, a resident process on every request)."""
+        key = _version_key(self.path / f"{RELATIONS}.lance")
+        if key is not None and self._relations_cache is not None and self._relations_cache[0] == key:
+            return dict(self._relations_cache[1])
         rows = self._table(RELATIONS).search().select(["name", "vector"]).limit(100_000).to_list()
-        return {row["name"]: np.asarray(row["vector"], dtype=np.float32) for row in rows}
+        found = {row["name"]: np.asarray(row["vector"], dtype=np.float32) for row in rows}
+        self._relations_cache = (key, found) if key is not None else None
+        return dict(found)
+
+
+def _collect(data: pa.Table, vectors: dict[str, np.ndarray] | None) -> None:
+    if vectors is None or not data.num_rows:
+        return
+    column = data.column("vector").combine_chunks()
+    flat = column.flatten().to_numpy(zero_copy_only=False).astype(np.float32, copy=False)
+    matrix = flat.reshape(data.num_rows, -1)
+    vectors.update(zip(data.column("id").to_pylist(), matrix))
+
+
+def _version_key(table_dir: Path) -> tuple[int, int] | None:
+    """Changes whenever the table commits a version (a manifest is added) or is recreated."""
+    try:
+        versions = (table_dir / "_versions").stat()
+        return (table_dir.stat().st_ino, versions.st_mtime_ns)
+    except OSError:
+        return None
 
 
 def _sql_list(values: list[str]) -> str:
