@@ -47,9 +47,9 @@ def _one_line(text: str) -> str:
 
 
 def _memory(args: argparse.Namespace):
-    from .engine import Alaya
+    from .resident import memory
 
-    return Alaya(args.data_dir)
+    return memory(args.data_dir)  # inside `alaya serve`: the resident one
 
 
 def _print_json(data: Any) -> None:
@@ -290,6 +290,7 @@ _COMMAND_GROUPS.append(__import__("openclaw_alaya.hook", fromlist=["add_commands
 _COMMAND_GROUPS.append(__import__("openclaw_alaya.ops", fromlist=["add_commands"]).add_commands)  # plugins, introspect, backup, cron
 _COMMAND_GROUPS.append(__import__("openclaw_alaya.reembed", fromlist=["add_commands"]).add_commands)  # reembed
 _COMMAND_GROUPS.append(__import__("openclaw_alaya.maintenance.cli", fromlist=["add_commands"]).add_commands)  # verify, rebuild, export, import-memex
+_COMMAND_GROUPS.append(__import__("openclaw_alaya.serve", fromlist=["add_commands"]).add_commands)  # serve start|run|stop|status
 
 
 if __name__ == "__main__":

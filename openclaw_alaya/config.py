@@ -110,6 +110,12 @@ class LockConfig(_Section):
     timeout_seconds: float = Field(30.0, gt=0)
 
 
+class ServeConfig(_Section):
+    """`alaya serve`, the resident daemon for fast session-start and recall (serve.py)."""
+
+    idle_exit_minutes: float = Field(60.0, ge=0)  # exit after this long without a request; 0: never
+
+
 class HookConfig(_Section):
     """The OpenClaw hooks (`alaya hook session-start|session-end`)."""
 
@@ -187,6 +193,7 @@ class Config(_Section):
     cron: CronConfig = Field(default_factory=CronConfig)
     backup: BackupConfig = Field(default_factory=BackupConfig)
     redaction: RedactionConfig = Field(default_factory=RedactionConfig)
+    serve: ServeConfig = Field(default_factory=ServeConfig)
 
     @classmethod
     def load(cls, path: Path) -> "Config":

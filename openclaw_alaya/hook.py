@@ -76,9 +76,9 @@ def _usage(args: argparse.Namespace) -> int:
 def cmd_session_start(args: argparse.Namespace) -> int:
     event = read_event("hook session-start")
     from .inject import StartRequest, build
-    from .engine import Alaya
+    from .resident import memory as resident_memory
 
-    memory = Alaya(args.data_dir)
+    memory = resident_memory(args.data_dir)  # inside `alaya serve`: the resident one
     if not memory.dirs.graph.exists():
         _emit({})
         return 0

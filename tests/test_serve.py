@@ -1,0 +1,214 @@
+"""`alaya serve` end to end: a real daemon subprocess on a temporary data directory, the
+stdlib client path, fallback to in-process, stale sockets, the lock protocol, permissions.
+No timing assertions: every wait is bounded and only checks what happened."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from helpers import session_json
+from openclaw_alaya.client import request, socket_path
+
+EVENT = {"agentId": "main", "sessionId": "s-new", "prompt": "which database did we pick for the graph?"}
+
+
+def alaya(data_dir: Path, *args: str, stdin: str | None = "", env: dict | None = None,
+          timeout: float = 120) -> subprocess.CompletedProcess:
+    full_env = {k: v for k, v in os.environ.items() if k not in ("ALAYA_HOME", "ALAYA_NO_SERVE")}
+    full_env.update(env or {})
+    return subprocess.run([sys.executable, "-m", "openclaw_alaya", "--data-dir", str(data_dir), *args],
+                          input=stdin, capture_output=True, text=True, env=full_env, timeout=timeout)
+
+
+def served_requests(data_dir: Path) -> int:
+    reply = request(data_dir, {"op": "status"}, timeout=10)
+    assert reply and reply["ok"], reply
+    return reply["requests"]
+
+
+def _pid(data_dir: Path) -> int | None:
+    try:
+        return int(json.loads((data_dir / "state" / "serve.pid").read_text())["pid"])
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def _wait(predicate, seconds: float = 30) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()
+
+
+@pytest.fixture
+def store(tmp_path):
+    from openclaw_alaya import Alaya
+
+    root = tmp_path / "data"
+    root.mkdir()
+    # a short lock wait for the writer test (filelock keeps one lock object per path and
+    # process, so every Alaya in this process must agree on the timeout from the start)
+    (root / "config.json").write_text(json.dumps({"lock": {"timeout_seconds": 1.0}}))
+    memory = Alaya(root)
+    memory.init()
+    src = tmp_path / "s1.json"
+    src.write_bytes(session_json("s1", [
+        ("user", "We decided to use Kuzu as the graph database because it is embedded."),
+        ("assistant", "Noted: Kuzu for the graph, LanceDB for vectors."),
+        ("user", "The deploy failed with a timeout because redis held the lock."),
+    ], agent_id="main"))
+    memory.ingest(src)
+    memory.distill()
+    yield root
+    pid = _pid(root)
+    alaya(root, "serve", "stop", timeout=60)
+    if pid is not None and not _gone(pid):
+        os.kill(pid, signal.SIGKILL)
+
+
+@pytest.fixture
+def daemon(store):
+    proc = alaya(store, "serve", "start", "--idle-exit", "10")
+    assert proc.returncode == 0, proc.stderr
+    assert "started" in proc.stdout
+    return store
+
+
+def test_served_answers_match_in_process_and_socket_is_private(daemon):
+    mode = stat.S_IMODE(os.stat(socket_path(daemon)).st_mode)
+    assert stat.S_ISSOCK(os.stat(socket_path(daemon)).st_mode) and mode == 0o600
+    before = served_requests(daemon)
+    served = alaya(daemon, "hook", "session-start", stdin=json.dumps(EVENT))
+    local = alaya(daemon, "hook", "session-start", stdin=json.dumps(EVENT), env={"ALAYA_NO_SERVE": "1"})
+    assert served.returncode == local.returncode == 0, served.stderr + local.stderr
+    assert "Kuzu" in served.stdout and served.stdout == local.stdout
+    served = alaya(daemon, "recall", "graph database", "--json")
+    local = alaya(daemon, "recall", "graph database", "--json", env={"ALAYA_NO_SERVE": "1"})
+    assert served.returncode == 0 and json.loads(served.stdout)["nodes"]
+    assert [n["card_id"] for n in json.loads(served.stdout)["nodes"]] == [n["card_id"] for n in json.loads(local.stdout)["nodes"]]
+    # a recall request as JSON on stdin, and a user error with its exit code and one-line message
+    served = alaya(daemon, "recall", "--json", stdin=json.dumps({"query": "redis lock"}))
+    assert served.returncode == 0 and json.loads(served.stdout)["nodes"]
+    bad = alaya(daemon, "recall", "--from-nodes", "card-nope")
+    assert bad.returncode == 1 and bad.stderr.startswith("alaya: error: no card") and "Traceback" not in bad.stderr
+    assert served_requests(daemon) == before + 4  # the four above went through the daemon
+
+    status = json.loads(alaya(daemon, "serve", "status", "--json").stdout)
+    assert status["running"] and status["pid"] == _pid(daemon)
+
+
+def test_client_path_stays_stdlib_only(daemon):
+    code = (
+        "import sys; from openclaw_alaya.client import main; "
+        f"sys.argv = ['alaya', '--data-dir', {str(daemon)!r}, 'recall', 'graph database', '--json']; rc = main(); "
+        "heavy = [m for m in ('kuzu', 'lancedb', 'pydantic', 'numpy', 'pyarrow') if m in sys.modules]; "
+        "print('HEAVY', heavy, file=sys.stderr); sys.exit(rc)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                          env={k: v for k, v in os.environ.items() if k != "ALAYA_NO_SERVE"})
+    assert proc.returncode == 0, proc.stderr
+    assert "HEAVY []" in proc.stderr
+    assert json.loads(proc.stdout)["nodes"]
+
+
+def test_falls_back_in_process_when_not_running(store):
+    assert not socket_path(store).exists()
+    proc = alaya(store, "hook", "session-start", stdin=json.dumps(EVENT))
+    assert proc.returncode == 0 and "Kuzu" in json.loads(proc.stdout)["prependContext"]
+    status = alaya(store, "serve", "status", "--json")
+    assert json.loads(status.stdout)["running"] is False
+
+
+def test_stale_socket_is_ignored_and_replaced(store):
+    # a socket file nobody listens on: what a daemon killed with SIGKILL leaves behind
+    dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    dead.bind(str(socket_path(store)))
+    dead.close()
+    assert socket_path(store).exists()
+    proc = alaya(store, "recall", "graph database", "--json")
+    assert proc.returncode == 0 and json.loads(proc.stdout)["nodes"]  # fell back to in-process
+    assert json.loads(alaya(store, "serve", "status", "--json").stdout)["stale_socket"] is True
+    started = alaya(store, "serve", "start")
+    assert started.returncode == 0 and "started" in started.stdout, started.stderr
+    assert served_requests(store) == 0
+    assert alaya(store, "recall", "graph database").returncode == 0
+    assert served_requests(store) == 1
+
+
+def test_killed_daemon_leaves_a_socket_the_client_survives(daemon):
+    pid = _pid(daemon)
+    os.kill(pid, signal.SIGKILL)
+    assert _wait(lambda: _gone(pid) or _zombie(pid))
+    proc = alaya(daemon, "hook", "session-start", stdin=json.dumps(EVENT))
+    assert proc.returncode == 0 and json.loads(proc.stdout)["prependContext"]
+    stop = alaya(daemon, "serve", "stop")
+    assert stop.returncode == 0 and not socket_path(daemon).exists()
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+def test_served_read_waits_for_a_writer_and_holds_nothing_between_requests(daemon):
+    from openclaw_alaya import Alaya
+
+    memory = Alaya(daemon)
+    with memory.lock.write("test writer"):
+        proc = alaya(daemon, "recall", "graph database", "--json")
+    assert proc.returncode == 1
+    assert "could not get the lock for" in proc.stderr and "recall" in proc.stderr and "test writer" in proc.stderr
+    assert served_requests(daemon) >= 1  # the daemon answered (with the lock error), not a fallback
+    ok = alaya(daemon, "recall", "graph database", "--json")
+    assert ok.returncode == 0 and json.loads(ok.stdout)["nodes"]
+    # between requests the daemon holds neither the lock nor Kuzu: a writer gets both at once
+    with memory.lock.write("test writer 2"):
+        with memory.graph(write=True) as graph:
+            assert graph.counts()["cards"] > 0
+
+
+def test_only_read_commands_are_served(daemon):
+    reply = request(daemon, {"op": "run", "argv": ["--data-dir", str(daemon), "init"], "stdin": None})
+    assert reply == {"ok": False, "error": "command not served"}
+    reply = request(daemon, {"op": "run", "argv": ["--data-dir", "/elsewhere", "recall", "x"], "stdin": None})
+    assert reply["ok"] is False
+
+
+def test_idle_daemon_exits_and_removes_its_socket(store):
+    proc = alaya(store, "serve", "start", "--idle-exit", "0.02")  # 1.2 s
+    assert proc.returncode == 0, proc.stderr
+    pid = _pid(store)
+    assert _wait(lambda: _gone(pid) or _zombie(pid), 60)
+    assert _wait(lambda: not socket_path(store).exists(), 10)
+
+
+def test_stop_when_not_running_and_start_twice(store):
+    assert "not running" in alaya(store, "serve", "stop").stdout
+    assert alaya(store, "serve", "start").returncode == 0
+    again = alaya(store, "serve", "start")
+    assert again.returncode == 0 and "already running" in again.stdout
+    stopped = alaya(store, "serve", "stop")
+    assert stopped.returncode == 0 and "stopped" in stopped.stdout
+    assert not socket_path(store).exists()
