@@ -8,7 +8,10 @@ Problems found, each as `{"kind", "card"?, "session"?, "detail"}`:
   is not in `raw/sessions` (L3);
 - `orphan_edge`: an edge to or from a card that does not exist (a node with no content, left by
   a partial write or a hand edit);
-- `no_provenance`: a card with no sources and no EXTRACTED_FROM edge.
+- `no_provenance`: a card with no sources and no EXTRACTED_FROM edge;
+- what `journal.check` finds (the disagreements crash recovery repairs): `session_not_in_l2`
+  (a session file in L3 with no Session node), `stale_session` (a Session node whose turn
+  counts disagree with its file), `interrupted_write` (a write that did not finish).
 
 A read: the shared lock only. `alaya rebuild` repairs everything but missing L3 files.
 """
@@ -17,6 +20,8 @@ from __future__ import annotations
 
 import json
 from typing import TYPE_CHECKING, Any
+
+from .. import journal
 
 if TYPE_CHECKING:
     from ..engine import Alaya
@@ -31,7 +36,7 @@ def verify(memory: "Alaya") -> dict[str, Any]:
             edges = graph.query("MATCH (a:Card)-[e]->(b:Card) RETURN a.id, label(e), e.type, b.id")
         indexed = set(memory.index.card_ids())
         sessions = set(memory.raw.session_ids())
-    problems: list[dict[str, Any]] = []
+        problems: list[dict[str, Any]] = journal.check(memory)
     real = {cid for cid, _tier, _src, title, created in cards if title and created}
     tiers = {cid: tier or "WARM" for cid, tier, *_ in cards}
     cited: dict[str, set[str]] = {}
