@@ -40,3 +40,61 @@ def test_verify_reports_what_journal_check_finds(memory):
 
     rebuild(memory)  # re-derives L2 from every L3 file
     assert verify(memory)["ok"]
+
+
+# --- secrets stay out of L2/L1 when L3 keeps the original ------------------------------------
+
+# Fake secrets assembled from pieces (no literal a scanner would flag; see secret_corpus.py).
+GITHUB = "gh" + "p_" + "Zq8R2mKx7LwP4nV1sT6yB3cJ9dF0gH5aE2uQ"
+STRIPE = "sk" + "_live_" + "51Hx9QkL2mN8pR4tV7wY1zA3bC6dE0fG"
+SECRETS = (GITHUB, STRIPE)
+
+
+def _raw_off(memory):
+    from openclaw_alaya import Alaya
+
+    config = json.loads(memory.dirs.config.read_text())
+    config["redaction"]["redact_raw"] = False
+    memory.dirs.config.write_text(json.dumps(config))
+    return Alaya(memory.dirs.root)
+
+
+def _derived(memory) -> str:
+    """Every string of L2 and L1, and the files outside raw/ (Kuzu and LanceDB on disk)."""
+    with memory.graph(write=False) as graph:
+        texts = [graph.query("MATCH (c:Card) RETURN c.title, c.content, c.tags, c.entities, c.sources"),
+                 graph.query("MATCH (s:Session) RETURN s.title"), graph.query("MATCH (e:Entity) RETURN e.name")]
+    texts.append([r["text"] for r in memory.index._table("cards").search().select(["text"]).limit(100_000).to_list()])
+    blob = json.dumps(texts)
+    for path in memory.dirs.root.rglob("*"):
+        if path.is_file() and "raw" not in path.relative_to(memory.dirs.root).parts:
+            blob += path.read_bytes().decode("latin-1")
+    return blob
+
+
+def _leaks(text: str) -> list[str]:
+    return [s[:6] for s in SECRETS if s in text]
+
+
+def test_rebuild_with_redact_raw_off_keeps_l2_and_l1_clean(memory):
+    import shutil
+
+    from openclaw_alaya.maintenance.rebuild import rebuild
+
+    memory = _raw_off(memory)
+    memory.ingest(session_json("s-secrets", [
+        ("user", f"We decided the deploy bot uses the GitHub token {GITHUB} from now on."),
+        ("assistant", "Noted: the deploy bot authenticates with that GitHub token."),
+        ("user", f"Also the billing job must use stripe key {STRIPE} for invoices."),
+    ], started_at="2026-03-01T10:00:00+00:00"))
+    memory.distill()
+    raw = "".join(p.read_text() for p in (memory.dirs.raw / "sessions").rglob("*.json"))
+    assert len(_leaks(raw)) == 2  # L3 keeps the original (redact_raw off)
+    assert _leaks(_derived(memory)) == []
+    shutil.rmtree(memory.dirs.raw / "contexts")  # rebuild writes the lost context files again
+    report = rebuild(memory)
+    assert report["cards_now"] > 0
+    assert _leaks(_derived(memory)) == []
+    contexts = "".join(p.read_text() for p in (memory.dirs.raw / "contexts").rglob("*") if p.is_file())
+    assert contexts and _leaks(contexts) == []
+    assert "[REDACTED:" in json.dumps([n.content for n in memory.recall("deploy bot GitHub token").nodes])

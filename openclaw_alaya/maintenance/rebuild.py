@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 
+from .. import redact
 from ..distilling import DistillPlan, apply, index_row, index_text, prepare
 from ..errors import AlayaError
 from ..graph_store import GraphStore
@@ -112,7 +113,8 @@ def build(memory: "Alaya", work: Path, usage: dict[str, Any], moment: Any) -> di
         batch: list[DistillPlan] = []
         notes = []
         for done, session_id in enumerate(ids, 1):
-            session = memory.raw.load(session_id)
+            # with `redaction.redact_raw` off L3 keeps the original: secrets out before L2/L1
+            session = redact.for_derived(memory, memory.raw.load(session_id))
             if session is None:
                 continue
             path = memory.raw.find(session_id)
