@@ -98,3 +98,36 @@ def test_rebuild_with_redact_raw_off_keeps_l2_and_l1_clean(memory):
     contexts = "".join(p.read_text() for p in (memory.dirs.raw / "contexts").rglob("*") if p.is_file())
     assert contexts and _leaks(contexts) == []
     assert "[REDACTED:" in json.dumps([n.content for n in memory.recall("deploy bot GitHub token").nodes])
+
+
+def test_import_memex_notes_go_through_the_store_filters(memory, tmp_path):
+    from openclaw_alaya import Alaya
+    from openclaw_alaya.maintenance.memex import import_memex
+    from openclaw_alaya.maintenance.rebuild import rebuild
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Deploy.md").write_text(f"---\ntitle: Deploy bot\n---\nThe deploy bot token is {GITHUB}. See [[Billing]].\n")
+    (vault / "Billing.md").write_text(f"# Billing\n\nInvoices run with stripe key {STRIPE} nightly.\n")
+
+    # default: redacted before anything is stored, L3 included
+    assert import_memex(memory, vault)["cards"] == 2
+    raw = "".join(p.read_text() for p in (memory.dirs.raw / "sessions").rglob("*.*"))
+    assert _leaks(raw) == [] and "[REDACTED:" in raw
+    assert _leaks(_derived(memory)) == []
+    assert memory.status()["redaction"]["redacted"] >= 2
+
+    # redact_raw off: L3 keeps the note as written, L2/L1/contexts get the filtered text
+    other = Alaya(tmp_path / "other")
+    other.init()
+    other = _raw_off(other)
+    report = import_memex(other, vault)
+    assert report["cards"] == 2 and report["links"] == 1
+    raw = "".join(p.read_text() for p in (other.dirs.raw / "sessions").rglob("*.json"))
+    assert len(_leaks(raw)) == 2
+    assert _leaks(_derived(other)) == []
+    contexts = "".join(p.read_text() for p in (other.dirs.raw / "contexts").rglob("*") if p.is_file())
+    assert _leaks(contexts) == []
+    assert import_memex(other, vault)["stored"] == 0  # unchanged notes: nothing new in L3
+    rebuild(other)
+    assert _leaks(_derived(other)) == []

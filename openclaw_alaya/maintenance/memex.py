@@ -10,6 +10,9 @@ Front matter (between `---` lines at the top) may give `title`, `type`, `tags` (
 comma-separated string) and `importance`; without it the title is the first `# heading`, else
 the file name. `[[Target]]`, `[[Target|shown text]]` and `[[Target#heading]]` resolve against
 note titles and file names (case-insensitive), within the import and earlier imports.
+
+Notes go through the store filters like any ingested session (`redact.for_ingest`: secrets are
+redacted before L3, or only before L2/L1 when `redaction.redact_raw` is off).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import redact
 from ..distilling import card_id, index_row, index_text
 from ..errors import InputError
 from ..models import Card, Link, Session, SourceRef, Turn
@@ -151,13 +155,18 @@ def import_memex(memory: "Alaya", folder: str | Path, *, agent_id: str = "shared
     files = sorted(p for p in root.rglob("*.md") if p.is_file() and not any(
         part.startswith(".") for part in p.relative_to(root).parts))
     stamp = iso(datetime.now(timezone.utc))
-    # Outside the lock: parse, merge with what L3 has, build cards and vectors.
+    # Outside the lock: parse, run the store filters (secret redaction…) as `Alaya.ingest` does,
+    # merge with what L3 has, build cards and vectors from the filtered text.
     sessions = []
+    new_turns = []
     for path in files:
-        incoming = session_for(path, root, agent_id)
+        incoming, _clean = redact.for_ingest(memory, session_for(path, root, agent_id))
         merged, new = memory.raw.merge(incoming)
         sessions.append((merged, bool(new)))
-    notes = [(s, card_for(s, stamp)) for s, _ in sessions]
+        new_turns += new
+    # what L2/L1 may see (L3 keeps the original when `redaction.redact_raw` is off)
+    derived = [redact.for_derived(memory, s) for s, _ in sessions]
+    notes = [(s, card_for(s, stamp)) for s in derived]
     with memory.lock.read("import-memex (known notes)"):
         with memory.graph(write=False) as graph:
             known = known_notes(graph)
@@ -165,14 +174,15 @@ def import_memex(memory: "Alaya", folder: str | Path, *, agent_id: str = "shared
     vectors = memory.embedder.embed([index_text(c) for _, c in notes]) if notes else None
     rel_vector = memory.embedder.embed([relation_description(RELATION)])
     with memory.lock.write(f"import-memex {root}"):
-        for session, changed in sessions:
+        for (session, changed), clean in zip(sessions, derived):
             if changed:
                 memory.raw.write(session)
-            memory.raw.write_context(card_id(session.id, "memex"), session.id, [session.turns[-1]])
+            memory.raw.write_context(card_id(session.id, "memex"), session.id, [clean.turns[-1]])
         with memory.graph(write=True) as graph:
-            for session, _ in sessions:
-                graph.upsert_session(_session_row(session, str(memory.raw.find(session.id)), stamp))
+            for clean in derived:
+                graph.upsert_session(_session_row(clean, str(memory.raw.find(clean.id)), stamp))
             apply_notes(graph, notes, links)
+        redact.record_new_turns(memory, new_turns)
         if notes:
             memory.index.upsert_cards([index_row(c) for _, c in notes], vectors)
             memory.index.upsert_relations([{"name": RELATION, "description": relation_description(RELATION)}], rel_vector)
