@@ -131,3 +131,32 @@ def test_import_memex_notes_go_through_the_store_filters(memory, tmp_path):
     assert import_memex(other, vault)["stored"] == 0  # unchanged notes: nothing new in L3
     rebuild(other)
     assert _leaks(_derived(other)) == []
+
+
+# --- rebuild keeps what the resolver decided ---------------------------------------------------
+
+
+def test_rebuild_replays_supersedes_so_valid_until_survives(memory):
+    from openclaw_alaya.maintenance.rebuild import rebuild
+    from openclaw_alaya.maintenance.verify import verify
+
+    memory.ingest(session_json("s-berlin", [("user", "I live in Berlin and love the winter markets there.")],
+                               started_at="2025-03-01T10:00:00+00:00"))
+    memory.distill()
+    memory.ingest(session_json("s-lisbon", [("user", "Big news: I moved from Berlin to Lisbon last month.")],
+                               started_at="2025-06-01T10:00:00+00:00"))
+    assert memory.distill().contradicted == 1
+    old = next(n for n in memory.recall("where do I live? Berlin or Lisbon").nodes if "I live in Berlin" in n.content)
+    assert old.superseded
+
+    report = rebuild(memory)
+    assert report["replayed"]["supersede"] == 1 and report["replayed"]["link"] == 1
+    nodes = memory.recall("where do I live? Berlin or Lisbon").nodes
+    assert "Lisbon" in nodes[0].content and not nodes[0].superseded and nodes[0].valid_until is None
+    again = next(n for n in nodes if n.card_id == old.card_id)
+    assert again.superseded and again.valid_until == "2025-06-01T10:00:00+00:00"
+    explorable = memory.recall(from_nodes=[nodes[0].card_id], relations=["CONTRADICTS"]).nodes
+    assert [n.card_id for n in explorable] == [old.card_id]
+    assert verify(memory)["ok"]
+    assert rebuild(memory)["replayed"]["supersede"] == 1  # idempotent: the same store again
+    assert next(n for n in memory.recall("Berlin").nodes if n.card_id == old.card_id).superseded

@@ -54,7 +54,7 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
     else:
         r = report["replayed"]
         print(f"rebuilt from {report['sessions']} sessions: {report['cards_now']} cards; replayed {r['link']} links,"
-              f" {r['merge']} merges, {r['forget']} forgets; usage carried for {report['usage_carried']} cards")
+              f" {r['merge']} merges, {r.get('supersede', 0)} supersedes, {r['forget']} forgets; usage carried for {report['usage_carried']} cards")
     return 0
 
 

@@ -3,8 +3,9 @@
 1. Outside the lock, a new graph and index are built in `<data dir>/.rebuild-<stamp>/`: every
    session in `raw/sessions` distilled from its first turn (notes imported with
    `import-memex` become their cards again), then the L3 logs replayed in time order —
-   `raw/links.jsonl` (links made with `alaya link`) and `raw/curation.jsonl` (merges, forgets
-   and SIMILAR_TO links made by introspect). Usage (access counts, last access, creation time,
+   `raw/links.jsonl` (links made with `alaya link`) and `raw/curation.jsonl` (the resolver's
+   merges, CONTRADICTS links and supersedes — an old fact's `valid_until` — and introspect's
+   merges, forgets and SIMILAR_TO links). Usage (access counts, last access, creation time,
    temperature and tier) is carried over from the old graph for cards that still exist; COLD
    cards get no L1 row.
 2. Under the write lock, if L3 did not change meanwhile (else the build is redone, up to three
@@ -161,13 +162,14 @@ def _apply_batch(batch: list[DistillPlan], graph: GraphStore, contexts: Any, ind
 
 
 def _replay(memory: "Alaya", graph: GraphStore, index: Any, stamp: str) -> dict[str, int]:
-    """The L3 logs in time order: manual links, then introspect's merges, forgets and links."""
+    """The L3 logs in time order: manual links, then the resolver's and introspect's merges,
+    links (CONTRADICTS, SIMILAR_TO), supersedes (`valid_until`) and forgets."""
     from .consolidate import _merge_in_graph, merged_card
 
     records = [{**r, "op": r.get("op", "link"), "_manual": True} for r in read_log(log_path(memory, LINKS_LOG))]
     records += read_log(log_path(memory, CURATION_LOG))
     records.sort(key=lambda r: str(r.get("ts") or ""))
-    done = {"link": 0, "merge": 0, "forget": 0, "skipped": 0}
+    done = {"link": 0, "merge": 0, "forget": 0, "supersede": 0, "skipped": 0}
     customs: set[str] = set()
     for r in records:
         op = r.get("op")
@@ -199,6 +201,16 @@ def _replay(memory: "Alaya", graph: GraphStore, index: Any, stamp: str) -> dict[
             graph.query("MATCH (c:Card) WHERE c.id = $id DETACH DELETE c", {"id": card})
             index.delete_cards([card])
             done["forget"] += 1
+        elif op == "supersede":  # the resolver's contradiction: the old fact's valid_until
+            card, until = r.get("card"), r.get("valid_until")
+            if not card or not until or not graph.get_cards([card]):
+                done["skipped"] += 1
+                continue
+            graph.query(  # '' is how graph_store stores None; the first supersede wins, as in pipeline.py
+                "MATCH (c:Card {id: $id}) WHERE c.valid_until IS NULL OR c.valid_until = ''"
+                " SET c.valid_until = $until, c.updated_at = $now",
+                {"id": card, "until": str(until), "now": r.get("ts") or stamp})
+            done["supersede"] += 1
     if customs:
         rows = [{"name": n, "description": relation_description(n)} for n in sorted(customs)]
         index.upsert_relations(rows, memory.embedder.embed([row["description"] for row in rows]))
