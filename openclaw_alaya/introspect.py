@@ -70,7 +70,7 @@ def run(memory: "Alaya", *, steps: list[str] | None = None, dry_run: bool = Fals
             raise InputError(f"unknown introspect step {unknown[0]!r} (steps: {', '.join(s.name for s in sorted(found, key=lambda s: s.order))})")
         found = [s for s in found if s.name in steps]
     report: list[dict[str, Any]] = []
-    with using(now=now, dry_run=dry_run):
+    with using(now=now, dry_run=dry_run, steps=[s.name for s in found]):
         for step in sorted(found, key=lambda s: s.order):
             started = time.monotonic()
             entry: dict[str, Any] = {"step": step.name}

@@ -160,3 +160,67 @@ def test_rebuild_replays_supersedes_so_valid_until_survives(memory):
     assert verify(memory)["ok"]
     assert rebuild(memory)["replayed"]["supersede"] == 1  # idempotent: the same store again
     assert next(n for n in memory.recall("Berlin").nodes if n.card_id == old.card_id).superseded
+
+
+# --- introspect: consolidate … forget in one write-lock hold -----------------------------------
+
+
+def test_introspect_batches_the_maintenance_steps_into_one_write_hold(memory, tmp_path):
+    import shutil
+    from datetime import timedelta
+
+    from test_maintenance import DUP, T0, card, cards_of, edges, indexed, put
+
+    from openclaw_alaya import Alaya
+    from openclaw_alaya.introspect import run
+    from openclaw_alaya.maintenance import access, consolidate, forget, temperature
+    from openclaw_alaya.models import Link
+
+    later = T0 + timedelta(days=400)
+    put(memory, [
+        card("card-a", DUP, session="s1"), card("card-b", DUP + ".", session="s2", created=T0 + timedelta(days=1)),
+        card("card-old", "Old unused note about the staging printer", session="s3"),
+        card("card-dep", "The deploy script depends on this old helper note", session="s3"),
+        card("card-hot", "The billing pool size is 40 connections", session="s4", importance=0.9),
+        card("card-sim", "Kuzu is the embedded graph database we use for graphs of cards and notes", session="s4"),
+    ], [Link(src="card-hot", dst="card-dep", rel="DEPENDS_ON", weight=1.0, created_at="2026-01-01T00:00:00+00:00")])
+    memory.dirs.access_log.write_text("".join(
+        json.dumps({"ts": (later - timedelta(hours=h)).timestamp(), "cards": ["card-hot", "card-b", "card-gone"]}) + "\n"
+        for h in range(25)))
+    shutil.copytree(memory.dirs.root, tmp_path / "apart")
+    apart = Alaya(tmp_path / "apart")
+
+    memory.lock.write_holds.clear()
+    report = run(memory, now=later, steps=["consolidate", "fold-access", "cool-down", "forget"])
+    assert report["ok"], report
+    holds = [op for op, _s in memory.lock.write_holds]
+    assert holds == ["introspect fold-access (rotate log)", "introspect (consolidate, fold-access, cool-down, forget)"]
+    batched = {s["step"]: s["result"] for s in report["steps"]}
+
+    separate = {  # the same steps one at a time, each with its own write-lock holds
+        "consolidate": consolidate.consolidate(apart, now=later),
+        "fold-access": access.fold(apart, now=later),
+        "cool-down": temperature.cool_down(apart, now=later),
+        "forget": forget.forget(apart, now=later),
+    }
+    assert len(apart.lock.write_holds) > 2
+    for name, result in separate.items():
+        assert batched[name] == result, name
+    assert batched["consolidate"]["merged"] >= 1 and batched["forget"]["forgotten"] >= 1
+    assert batched["fold-access"]["unknown_cards"] == 2  # card-gone, and card-b merged away
+
+    def state(m):
+        return ({cid: (c.tier, c.temperature, c.access_count, c.last_accessed, c.importance, c.valid_until,
+                       tuple(s.session_id for s in c.sources)) for cid, c in cards_of(m).items()}, edges(m), indexed(m))
+
+    assert state(memory) == state(apart)
+    assert "card-dep" in cards_of(memory)  # depended on: never forgotten
+    assert not memory.dirs.access_log.exists() and not list(memory.dirs.state.glob("access.folding-*"))
+    curation = sorted(json.dumps({k: v for k, v in r.items()}, sort_keys=True)
+                      for r in map(json.loads, (memory.dirs.raw / "curation.jsonl").read_text().splitlines()))
+    assert curation == sorted(json.dumps(json.loads(line), sort_keys=True)
+                              for line in (apart.dirs.raw / "curation.jsonl").read_text().splitlines())
+
+    # a dry run still runs each step on its own and changes nothing
+    dry = run(memory, now=later + timedelta(days=1), dry_run=True)
+    assert dry["ok"] and all(s["result"].get("dry_run", True) for s in dry["steps"] if s["step"] != "distill-pending")

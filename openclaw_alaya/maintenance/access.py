@@ -49,30 +49,44 @@ def aggregate(paths: list[Path]) -> tuple[Counter, dict[str, float], int]:
     return counts, last, lines
 
 
+def rotate(memory: "Alaya") -> list[Path]:
+    """Under a short write-lock hold (no store opened): the log becomes a folding file; returns
+    every folding file waiting (this one and any a crashed run left)."""
+    log = memory.dirs.access_log
+    if log.exists():
+        with memory.lock.write("introspect fold-access (rotate log)"):
+            if log.exists():
+                os.replace(log, memory.dirs.state / f"{_FOLDING}{time.time_ns()}.jsonl")
+    return _pending(memory)
+
+
+def apply_counts(graph: Any, counts: Counter, last: dict[str, float]) -> int:
+    """Under the write lock: add the counts; returns how many cards matched."""
+    if not counts:
+        return 0
+    rows = pa.Table.from_pylist(
+        [{"id": cid, "n": n, "seen": iso(datetime.fromtimestamp(last[cid], timezone.utc))} for cid, n in counts.items()],
+        schema=pa.schema([("id", pa.string()), ("n", pa.int64()), ("seen", pa.string())]))
+    # ISO times in UTC with the same shape compare as strings; a card merged or forgotten since
+    # it was recalled matches nothing
+    return graph.query(
+        "LOAD FROM $rows MATCH (c:Card {id: id}) SET c.access_count = coalesce(c.access_count, 0) + n,"
+        " c.last_accessed = CASE WHEN c.last_accessed IS NULL OR c.last_accessed < seen THEN seen"
+        " ELSE c.last_accessed END RETURN count(*)", {"rows": rows})[0][0]
+
+
 def fold(memory: "Alaya", *, now: Any = None, dry_run: bool = False) -> dict[str, Any]:
     log = memory.dirs.access_log
     if dry_run:
         counts, _last, lines = aggregate([*_pending(memory), log] if log.exists() else _pending(memory))
         return {"lines": lines, "cards": len(counts), "accesses": sum(counts.values()), "dry_run": True}
-    if log.exists():
-        with memory.lock.write("introspect fold-access (rotate log)"):
-            if log.exists():
-                os.replace(log, memory.dirs.state / f"{_FOLDING}{time.time_ns()}.jsonl")
-    paths = _pending(memory)
+    paths = rotate(memory)
     if not paths:
         return {"lines": 0, "cards": 0, "accesses": 0}
     counts, last, lines = aggregate(paths)
-    rows = pa.Table.from_pylist(
-        [{"id": cid, "n": n, "seen": iso(datetime.fromtimestamp(last[cid], timezone.utc))} for cid, n in counts.items()],
-        schema=pa.schema([("id", pa.string()), ("n", pa.int64()), ("seen", pa.string())]))
     with memory.lock.write("introspect fold-access"):
         with memory.graph(write=True) as graph:
-            # ISO times in UTC with the same shape compare as strings; a card merged or
-            # forgotten since it was recalled matches nothing
-            found = graph.query(
-                "LOAD FROM $rows MATCH (c:Card {id: id}) SET c.access_count = coalesce(c.access_count, 0) + n,"
-                " c.last_accessed = CASE WHEN c.last_accessed IS NULL OR c.last_accessed < seen THEN seen"
-                " ELSE c.last_accessed END RETURN count(*)", {"rows": rows})[0][0]
+            found = apply_counts(graph, counts, last)
         for path in paths:
             path.unlink(missing_ok=True)
     return {"lines": lines, "cards": found, "accesses": sum(counts.values()), "unknown_cards": len(counts) - found}

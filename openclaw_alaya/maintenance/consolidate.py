@@ -183,24 +183,45 @@ def consolidate(memory: "Alaya", *, now: Any = None, dry_run: bool = False) -> d
 def apply(memory: "Alaya", merges: list[tuple[str, str, float]], similar: list[tuple[str, str, float]],
           moment: Any) -> dict[str, int]:
     stamp = iso(moment)
-    by_keep: dict[str, list[str]] = {}
-    for keep, drop, _sim in merges:
-        by_keep.setdefault(keep, []).append(drop)
-    involved = [c for keep, drops in by_keep.items() for c in [keep, *drops]]
+    by_keep = group_merges(merges)
     # Outside the lock: the merged cards and their new vectors, from a snapshot...
     with memory.lock.read("introspect consolidate (reading duplicates)"):
         with memory.graph(write=False) as graph:
-            snapshot = graph.get_cards(involved)
+            snapshot = graph.get_cards(involved_in(by_keep))
         indexed = set(memory.index.vectors_for([k for k in by_keep]))
+    prepared = prepare(memory, by_keep, snapshot, indexed, stamp)
+    # ...applied under the write lock only if nobody changed those cards meanwhile.
+    with memory.lock.write("introspect consolidate"):
+        with memory.graph(write=True) as graph:
+            done = apply_in_graph(memory, graph, prepared, similar, stamp)
+        apply_to_index(memory, prepared, done)
+    return {"merged": len(done["merged"]), "similar": done["similar"], "skipped": done["skipped"]}
+
+
+def group_merges(merges: list[tuple[str, str, float]]) -> dict[str, list[str]]:
+    by_keep: dict[str, list[str]] = {}
+    for keep, drop, _sim in merges:
+        by_keep.setdefault(keep, []).append(drop)
+    return by_keep
+
+
+def involved_in(by_keep: dict[str, list[str]]) -> list[str]:
+    return [c for keep, drops in by_keep.items() for c in [keep, *drops]]
+
+
+def prepare(memory: "Alaya", by_keep: dict[str, list[str]], snapshot: dict[str, Card], indexed: set[str],
+            stamp: str) -> dict[str, Any]:
+    """Outside the lock: the merged cards, the new vectors of kept cards that have an L1 row, and
+    the kept cards' L3 context files (which gain the dropped cards' turns)."""
     planned = {
         keep: merged_card(snapshot[keep], [snapshot[d] for d in drops if d in snapshot], stamp)
         for keep, drops in by_keep.items() if keep in snapshot
     }
     keeps = [k for k in planned if k in indexed]
     vectors = dict(zip(keeps, memory.embedder.embed([index_text(planned[k]) for k in keeps]))) if keeps else {}
-    # L3 first, before the lock (file writes with fsync are the slow part of a merge): the kept
-    # card's context file gains the dropped cards' turns. Should the merge be skipped below,
-    # the extra entries are harmless: trace follows the card's sources, not the context file.
+    # L3 first, before the lock (file writes with fsync are the slow part of a merge). Should the
+    # merge be skipped under the lock, the extra entries are harmless: trace follows the card's
+    # sources, not the context file.
     for keep, drops in by_keep.items():
         own = memory.raw.load_context(keep) or {}
         extra = False
@@ -213,38 +234,49 @@ def apply(memory: "Alaya", merges: list[tuple[str, str, float]], similar: list[t
         if extra:
             for session_id, turns in own.items():
                 memory.raw.write_context(keep, session_id, turns)
-    # ...applied under the write lock only if nobody changed those cards meanwhile.
-    done: list[tuple[str, str]] = []
+    return {"by_keep": by_keep, "snapshot": snapshot, "planned": planned, "vectors": vectors}
+
+
+def apply_in_graph(memory: "Alaya", graph: Any, prepared: dict[str, Any], similar: list[tuple[str, str, float]],
+                   stamp: str) -> dict[str, Any]:
+    """Under the write lock: the merges whose cards nobody changed since the snapshot, then the
+    SIMILAR_TO links (L3 log first, for rebuild)."""
+    by_keep, snapshot, planned = prepared["by_keep"], prepared["snapshot"], prepared["planned"]
+    current = {r.id: r for r in card_rows(graph, involved_in(by_keep))} if by_keep else {}
+    ok = {}
     skipped = 0
-    with memory.lock.write("introspect consolidate"):
-        with memory.graph(write=True) as graph:
-            current = {r.id: r for r in card_rows(graph, involved)}
-            ok = {}
-            for keep, drops in by_keep.items():
-                same = keep in planned and all(
-                    c in current and current[c].updated_at == snapshot[c].updated_at for c in [keep, *drops])
-                if same:
-                    ok[keep] = drops
-                else:
-                    skipped += len(drops)
-            mapping = {d: k for k, drops in ok.items() for d in drops}
-            done = [(k, d) for d, k in mapping.items()]
-            # L3 first: the record that lets rebuild replay the merge
-            append_log(memory, CURATION_LOG, [{"op": "merge", "keep": k, "drop": d, "ts": stamp} for k, d in done])
-            if mapping:
-                _merge_in_graph(graph, ok, planned, current, mapping, stamp)
-            similar_links = [link for a, b, sim in similar if a not in mapping and b not in mapping
-                             for link in expand_link(a, b, "SIMILAR_TO", round(sim, 4), stamp)]
-            if similar:
-                append_log(memory, CURATION_LOG, [
-                    {"op": "link", "src": a, "dst": b, "rel": "SIMILAR_TO", "weight": round(s, 4), "ts": stamp}
-                    for a, b, s in similar if a not in mapping and b not in mapping])
-            bulk.add_links(graph, similar_links)
-        memory.index.delete_cards(list(mapping))
-        refresh = [k for k in ok if k in vectors]
-        if refresh:
-            memory.index.upsert_cards([index_row(planned[k]) for k in refresh], np.stack([vectors[k] for k in refresh]))
-    return {"merged": len(done), "similar": len(similar_links) // 2, "skipped": skipped}
+    for keep, drops in by_keep.items():
+        same = keep in planned and all(
+            c in current and current[c].updated_at == snapshot[c].updated_at for c in [keep, *drops])
+        if same:
+            ok[keep] = drops
+        else:
+            skipped += len(drops)
+    mapping = {d: k for k, drops in ok.items() for d in drops}
+    done = [(k, d) for d, k in mapping.items()]
+    append_log(memory, CURATION_LOG, [{"op": "merge", "keep": k, "drop": d, "ts": stamp} for k, d in done])
+    if mapping:
+        _merge_in_graph(graph, ok, planned, current, mapping, stamp)
+    kept = [(a, b, sim) for a, b, sim in similar if a not in mapping and b not in mapping]
+    links = [link for a, b, sim in kept for link in expand_link(a, b, "SIMILAR_TO", round(sim, 4), stamp)]
+    if kept:
+        append_log(memory, CURATION_LOG, [
+            {"op": "link", "src": a, "dst": b, "rel": "SIMILAR_TO", "weight": round(s, 4), "ts": stamp}
+            for a, b, s in kept])
+        bulk.add_links(graph, links)
+    return {"ok": ok, "mapping": mapping, "merged": done, "similar": len(links) // 2, "skipped": skipped}
+
+
+def apply_to_index(memory: "Alaya", prepared: dict[str, Any], done: dict[str, Any], *,
+                   leave_out: set[str] = frozenset()) -> None:
+    """Under the write lock, after the graph: merged-away rows go, kept cards get their new text
+    and vector (except those in `leave_out`: cards that left L1 meanwhile)."""
+    if done["mapping"]:
+        memory.index.delete_cards(list(done["mapping"]))
+    refresh = [k for k in done["ok"] if k in prepared["vectors"] and k not in leave_out]
+    if refresh:
+        memory.index.upsert_cards([index_row(prepared["planned"][k]) for k in refresh],
+                                  np.stack([prepared["vectors"][k] for k in refresh]))
 
 
 def _merge_in_graph(graph: Any, ok: dict[str, list[str]], planned: dict[str, Card], current: dict[str, Card],

@@ -11,6 +11,9 @@ the built-in plugin), in the order they run:
     90 refresh-summary   (introspect.py)   the integrated summary per scope
 
 The access log is folded before cooling down so that temperatures see the latest recalls.
+When a run has two or more of consolidate … forget (and is not a dry run), they are planned
+from one snapshot and applied in one write-lock hold (batch.py): the first of them does it and
+each reports its own part.
 `now` and `dry_run` come from `introspect.run(...)` through `current()`.
 """
 
@@ -19,7 +22,7 @@ from __future__ import annotations
 import contextvars
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +34,8 @@ if TYPE_CHECKING:
 class Options:
     now: Any = None
     dry_run: bool = False
+    steps: frozenset[str] | None = None  # the steps this run will run (None: not known)
+    shared: dict[str, Any] = field(default_factory=dict)  # batch.py's reports, once it ran
 
 
 _options: contextvars.ContextVar[Options] = contextvars.ContextVar("alaya_introspect_options", default=Options())
@@ -41,40 +46,65 @@ def current() -> Options:
 
 
 @contextmanager
-def using(*, now: Any = None, dry_run: bool = False) -> Iterator[Options]:
-    token = _options.set(Options(now=now, dry_run=dry_run))
+def using(*, now: Any = None, dry_run: bool = False, steps: Any = None) -> Iterator[Options]:
+    token = _options.set(Options(now=now, dry_run=dry_run, steps=frozenset(steps) if steps is not None else None))
     try:
         yield _options.get()
     finally:
         _options.reset(token)
 
 
+def _batched(memory: "Alaya", name: str) -> dict[str, Any] | None:
+    """When introspect runs two or more of consolidate, fold-access, cool-down and forget (and
+    not as a dry run), the first of them plans and applies them all in one write-lock hold
+    (batch.py) and each step reports its own part; None: run the step on its own."""
+    from . import batch
+
+    o = current()
+    names = (o.steps or frozenset()) & set(batch.STEPS)
+    if o.dry_run or len(names) < 2 or name not in names:
+        return None
+    if not o.shared:
+        try:
+            o.shared["reports"] = batch.run(memory, set(names), now=o.now)
+        except Exception as exc:
+            o.shared["error"] = exc
+            raise
+    if "error" in o.shared:
+        raise o.shared["error"]
+    return o.shared["reports"][name]
+
+
 def _consolidate(memory: "Alaya") -> dict[str, Any]:
     from .consolidate import consolidate
 
     o = current()
-    return consolidate(memory, now=o.now, dry_run=o.dry_run)
+    batched = _batched(memory, "consolidate")
+    return batched if batched is not None else consolidate(memory, now=o.now, dry_run=o.dry_run)
 
 
 def _fold(memory: "Alaya") -> dict[str, Any]:
     from .access import fold
 
     o = current()
-    return fold(memory, now=o.now, dry_run=o.dry_run)
+    batched = _batched(memory, "fold-access")
+    return batched if batched is not None else fold(memory, now=o.now, dry_run=o.dry_run)
 
 
 def _cool(memory: "Alaya") -> dict[str, Any]:
     from .temperature import cool_down
 
     o = current()
-    return cool_down(memory, now=o.now, dry_run=o.dry_run)
+    batched = _batched(memory, "cool-down")
+    return batched if batched is not None else cool_down(memory, now=o.now, dry_run=o.dry_run)
 
 
 def _forget(memory: "Alaya") -> dict[str, Any]:
     from .forget import forget
 
     o = current()
-    return forget(memory, now=o.now, dry_run=o.dry_run)
+    batched = _batched(memory, "forget")
+    return batched if batched is not None else forget(memory, now=o.now, dry_run=o.dry_run)
 
 
 def _optimize(memory: "Alaya") -> dict[str, Any]:
