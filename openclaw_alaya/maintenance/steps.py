@@ -20,7 +20,8 @@ each reports its own part.
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Iterator
+import importlib
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -75,36 +76,25 @@ def _batched(memory: "Alaya", name: str) -> dict[str, Any] | None:
     return o.shared["reports"][name]
 
 
-def _consolidate(memory: "Alaya") -> dict[str, Any]:
-    from .consolidate import consolidate
+def _batchable(name: str, module: str, function: str) -> Callable[["Alaya"], dict[str, Any]]:
+    """A step that takes its report from the shared one-hold batch when the run has one, and
+    otherwise runs `module.function(memory, now=…, dry_run=…)` on its own."""
 
-    o = current()
-    batched = _batched(memory, "consolidate")
-    return batched if batched is not None else consolidate(memory, now=o.now, dry_run=o.dry_run)
+    def run(memory: "Alaya") -> dict[str, Any]:
+        batched = _batched(memory, name)
+        if batched is not None:
+            return batched
+        options = current()
+        step = getattr(importlib.import_module(f".{module}", __package__), function)
+        return step(memory, now=options.now, dry_run=options.dry_run)
 
-
-def _fold(memory: "Alaya") -> dict[str, Any]:
-    from .access import fold
-
-    o = current()
-    batched = _batched(memory, "fold-access")
-    return batched if batched is not None else fold(memory, now=o.now, dry_run=o.dry_run)
-
-
-def _cool(memory: "Alaya") -> dict[str, Any]:
-    from .temperature import cool_down
-
-    o = current()
-    batched = _batched(memory, "cool-down")
-    return batched if batched is not None else cool_down(memory, now=o.now, dry_run=o.dry_run)
+    return run
 
 
-def _forget(memory: "Alaya") -> dict[str, Any]:
-    from .forget import forget
-
-    o = current()
-    batched = _batched(memory, "forget")
-    return batched if batched is not None else forget(memory, now=o.now, dry_run=o.dry_run)
+_consolidate = _batchable("consolidate", "consolidate", "consolidate")
+_fold = _batchable("fold-access", "access", "fold")
+_cool = _batchable("cool-down", "temperature", "cool_down")
+_forget = _batchable("forget", "forget", "forget")
 
 
 def _optimize(memory: "Alaya") -> dict[str, Any]:
