@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util  # noqa: F401  (kuzu scans Python objects through importlib.util)
 import json
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from .models import CORE_RELATIONS, Card, Link, SourceRef
 CARD_RELATIONS = [r for r in CORE_RELATIONS if r != "EXTRACTED_FROM"]
 CUSTOM = "CUSTOM"
 _BUFFER_POOL_BYTES = 512 * 1024 * 1024
+_LOOKUP_MAX = 400  # up to this many ids, cards are read by primary key one by one
 
 _SCHEMA = [
     "CREATE NODE TABLE IF NOT EXISTS Card(id STRING PRIMARY KEY, title STRING, content STRING,"
@@ -92,6 +94,7 @@ class GraphStore:
         self._db = kuzu.Database(str(path), read_only=read_only, buffer_pool_size=_BUFFER_POOL_BYTES)
         self._conn = kuzu.Connection(self._db)
         self._atomic = atomic and not read_only
+        self._prepared: dict[str, Any] = {}
 
     def __enter__(self) -> "GraphStore":
         """With `atomic`, everything until exit is one transaction: committed on a normal exit,
@@ -185,9 +188,34 @@ class GraphStore:
         if not ids:
             return {}
         fields = ", ".join(f"c.{f}" for f in _CARD_FIELDS)
-        rows = self._rows(f"MATCH (c:Card) WHERE c.id IN $ids RETURN {fields}", {"ids": ids})
+        rows = self._by_ids(fields, ids)
         cards = [_card_from_row(dict(zip(_CARD_FIELDS, row))) for row in rows]
         return {card.id: card for card in cards}
+
+    def card_meta(self, ids: Iterable[str]) -> dict[str, tuple[str, str | None]]:
+        """id -> (scope, valid_until) for the cards that exist: what recall ranks on, without
+        reading every candidate's content (at 100k cards that read was 70% of a recall)."""
+        ids = list(dict.fromkeys(ids))
+        if not ids:
+            return {}
+        rows = self._by_ids("c.id, c.scope, c.valid_until", ids)
+        return {cid: (scope, until or None) for cid, scope, until in rows}
+
+    def _by_ids(self, fields: str, ids: list[str]) -> list[list[Any]]:
+        """Card rows by id. `WHERE c.id IN $ids` scans the table (over 100 ms at 100k cards);
+        one primary-key lookup per id, through a prepared statement, is a fraction of that
+        for the few dozen ids a recall asks for."""
+        if len(ids) > _LOOKUP_MAX:
+            return self._rows(f"MATCH (c:Card) WHERE c.id IN $ids RETURN {fields}", {"ids": ids})
+        statement = self._prepared.get(fields)
+        if statement is None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                statement = self._prepared[fields] = self._conn.prepare(f"MATCH (c:Card {{id: $id}}) RETURN {fields}")
+        rows: list[list[Any]] = []
+        for cid in ids:
+            rows += self._conn.execute(statement, {"id": cid}).get_all()
+        return rows
 
     def card_ids_mentioning(self, names: list[str]) -> list[str]:
         """Cards linked to any of these entity names (case-insensitive)."""

@@ -82,14 +82,16 @@ class Recaller:
             entries = self._entries(request, text, query_vec, graph, index, scopes)
             hits = self._expand(entries, graph, request, depth, query_vec, index) if depth else entries
 
-        cards = graph.get_cards(hits)
-        hits = {cid: hit for cid, hit in hits.items() if cid in cards and _in_scope(cards[cid], request.scope)}
+        meta = graph.card_meta(hits)  # scope and validity only; content for the cards taken
+        hits = {cid: hit for cid, hit in hits.items()
+                if cid in meta and (request.scope is None or meta[cid][0] in (request.scope, SHARED_SCOPE))}
         for cid, hit in hits.items():
-            if cards[cid].valid_until:
+            if meta[cid][1]:
                 hit.score *= _SUPERSEDED_PENALTY
         ranked = sorted(hits.values(), key=lambda h: (-h.score, h.hops, h.card_id))
         reference = self._reference_vector(query_vec, request, index)
         closeness = self._closeness(reference, [h.card_id for h in ranked], index)
+        cards = _LazyCards(graph, [h.card_id for h in ranked], (request.top_k or self.config.top_k) + 4)
         nodes = self._take(ranked, cards, closeness, depth, request)
         explorable = self._explorable(nodes, graph, reference, index)
         avg = round(sum(n.h_distance for n in nodes) / len(nodes), 4) if nodes else 0.0
@@ -256,6 +258,23 @@ class Recaller:
             for rel, targets in counts.items()
         ]
         return sorted(found, key=lambda e: (-e.rel_sim_to_query, -e.count, e.rel))
+
+
+class _LazyCards:
+    """The ranked cards, read from the graph a chunk at a time as `_take` walks down."""
+
+    def __init__(self, graph: GraphStore, ranked: list[str], chunk: int) -> None:
+        self.graph, self.ranked, self.chunk = graph, ranked, max(chunk, 1)
+        self.cards: dict[str, Card] = {}
+        self.fetched = 0
+
+    def __getitem__(self, card_id: str) -> Card:
+        while card_id not in self.cards and self.fetched < len(self.ranked):
+            more = self.ranked[self.fetched:self.fetched + self.chunk]
+            self.fetched += len(more)
+            self.chunk *= 2
+            self.cards.update(self.graph.get_cards(more))
+        return self.cards[card_id]
 
 
 def _relation_fit(rel: str, query_vec, rel_vectors: dict[str, np.ndarray], unknown: float = 0.0) -> float:

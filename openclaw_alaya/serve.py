@@ -255,6 +255,7 @@ class Server:
             with memory.lock.read("serve warm-up"):
                 memory.embedder.embed(["warm up"])
                 index = memory.index
+                index.resident = True
                 index.card_count()
                 index.relation_vectors()
                 index.vector_search(memory.embedder.embed(["warm up"])[0], 1)  # loads the vector copy

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-FLOAT16_ABOVE_BYTES = 512 * 1024 * 1024  # float32 up to 128k cards of 1024 dimensions
+FLOAT16_ABOVE_BYTES = 128 * 1024 * 1024  # float32 up to 32k cards of 1024 dimensions
 MIN_ROWS = 2000  # below this LanceDB's own flat search is fast enough; no copy is kept
 _BLOCKS_MAX = 16  # appended blocks are merged back into one past this
 

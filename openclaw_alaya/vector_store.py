@@ -12,10 +12,14 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-import lancedb
+from .fastimport import defer_rest_client
+
+defer_rest_client()  # about 0.8 s of the REST client's imports skipped (fastimport.py)
+
+import lancedb  # noqa: E402
 import numpy as np
-import pyarrow as pa
-from lancedb.index import FTS
+import pyarrow as pa  # noqa: E402
+from lancedb.index import FTS  # noqa: E402
 
 from .errors import AlayaError
 from .fsutil import atomic_write
@@ -58,8 +62,12 @@ class VectorStore:
         self._tables: dict[str, Any] = {}
         self._relations_cache: tuple[Any, dict[str, np.ndarray]] | None = None
         # exact vector search from an in-memory copy once the table is big enough for LanceDB's
-        # flat search to be slow (vector_cache.py); kept up to date for a long-lived process
+        # flat search to be slow (vector_cache.py), in a process that searches more than once
+        # (from the second search on) or says it is long-lived (`resident`: alaya serve); a
+        # one-shot CLI process would spend longer loading the copy than searching once
+        self.resident = False
         self._cache: Any = None
+        self._searches = 0
 
     # --- setup ----------------------------------------------------------------------------
 
@@ -192,7 +200,8 @@ class VectorStore:
 
         try:
             if self._cache is None:
-                if self.card_count() < MIN_ROWS:
+                self._searches += 1
+                if not (self.resident or self._searches > 1) or self.card_count() < MIN_ROWS:
                     return None
                 self._cache = VectorCache(self._table(CARDS), self.dim)
             self._cache.refresh()

@@ -1,0 +1,46 @@
+"""Make `import lancedb` cheaper for a process that starts per call.
+
+`import lancedb` costs about 1.4 s here, of which about 0.8 s is the API classes of the REST
+namespace client (`lance_namespace_urllib3_client/__init__.py` imports every `*Api` module,
+../shared/research/library-behaviour.md §1). LanceDB imports the package only for its request
+and response models (`lance_namespace` does `from lance_namespace_urllib3_client.models import
+…`); a local database never calls the REST API. So the package is registered without running
+its `__init__`: its submodules (`.models`, `.api.*`) import normally, and the first lookup of
+anything else on the package (`lance_namespace_urllib3_client.TableApi`) runs the real
+`__init__` then, so nothing that uses the REST client breaks.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import types
+
+_NAME = "lance_namespace_urllib3_client"
+
+
+def defer_rest_client() -> None:
+    if _NAME in sys.modules or "lancedb" in sys.modules:
+        return
+    try:
+        spec = importlib.util.find_spec(_NAME)
+    except (ImportError, ValueError):
+        return
+    if spec is None or not spec.submodule_search_locations or spec.loader is None:
+        return
+    module = types.ModuleType(_NAME)
+    module.__spec__ = spec
+    module.__path__ = list(spec.submodule_search_locations)
+    module.__file__ = spec.origin
+    module.__package__ = _NAME
+    state = {"loaded": False}
+
+    def __getattr__(attr: str):  # PEP 562: only for names not set yet
+        if attr.startswith("__") or state["loaded"]:
+            raise AttributeError(attr)
+        state["loaded"] = True
+        spec.loader.exec_module(module)  # the real __init__, into this module
+        return getattr(module, attr)
+
+    module.__getattr__ = __getattr__  # type: ignore[attr-defined]
+    sys.modules[_NAME] = module
