@@ -1,8 +1,10 @@
 """Wall time of `alaya hook session-start` on a data directory of about 1,000 cards.
 
 Builds the directory once through the Python API (synthetic sessions, ingested and distilled
-by the default heuristic distiller), then runs the hook as a fresh process N times ("cold":
-a new interpreter each time, as OpenClaw runs it) and prints the median and p95.
+by the default heuristic distiller), then runs the hook as a fresh process N times, as
+OpenClaw runs it: "cold" (no daemon: the process imports everything and answers itself) and
+"warm" (`alaya serve` running: the stdlib-only client forwards the event over the socket).
+Prints the median and p95 of each, and the peak RSS of the daemon.
 
     .venv/bin/python bench/hook_latency.py [--data DIR] [--runs 10] [--cards 1000]
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import subprocess
@@ -62,14 +65,14 @@ def _cards(memory) -> int:
             return graph.counts()["cards"]
 
 
-def time_runs(data: Path, event: dict, runs: int) -> list[float]:
+def time_runs(data: Path, event: dict, runs: int, env: dict | None = None) -> list[float]:
     exe = Path(sys.executable).with_name("alaya")
     argv = [str(exe) if exe.exists() else sys.executable, *([] if exe.exists() else ["-m", "openclaw_alaya"]),
             "--data-dir", str(data), "hook", "session-start", "--budget", "1200"]
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        proc = subprocess.run(argv, input=json.dumps(event), capture_output=True, text=True)
+        proc = subprocess.run(argv, input=json.dumps(event), capture_output=True, text=True, env=env)
         times.append(time.perf_counter() - start)
         if proc.returncode != 0 or "prependContext" not in proc.stdout:
             raise SystemExit(f"hook failed: {proc.returncode} {proc.stderr.strip()} {proc.stdout[:200]}")
@@ -90,12 +93,32 @@ def main() -> None:
         "prompt": {"agentId": "main", "sessionId": "bench", "prompt": "why did the kuzu deploy fail with a timeout?"},
         "empty prompt": {"agentId": "main", "sessionId": "bench", "prompt": ""},
     }
-    time_runs(args.data, events["prompt"], 1)  # untimed: caches the summary, as session-end does
-    for label, event in events.items():
-        times = sorted(time_runs(args.data, event, args.runs))
+    env = {k: v for k, v in os.environ.items() if k not in ("ALAYA_HOME", "ALAYA_NO_SERVE")}
+    cold_env = {**env, "ALAYA_NO_SERVE": "1"}
+    time_runs(args.data, events["prompt"], 1, cold_env)  # untimed: caches the summary, as session-end does
+    print(f"load average: {Path('/proc/loadavg').read_text().split()[0]}")
+    print("| path | prompt | runs | median s | p95 s | min s | max s |")
+    print("|---|---|---|---|---|---|---|")
+
+    def row(path: str, label: str, times: list[float]) -> None:
+        times = sorted(times)
         p95 = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
-        print(f"session-start ({label}), {args.runs} cold runs: median {statistics.median(times):.2f}s, "
-              f"p95 {p95:.2f}s, min {times[0]:.2f}s, max {times[-1]:.2f}s")
+        print(f"| {path} | {label} | {len(times)} | {statistics.median(times):.3f} | {p95:.3f} | {times[0]:.3f} | "
+              f"{times[-1]:.3f} |", flush=True)
+
+    for label, event in events.items():
+        row("cold process", label, time_runs(args.data, event, args.runs, cold_env))
+    exe = Path(sys.executable).with_name("alaya")
+    subprocess.run([str(exe), "--data-dir", str(args.data), "serve", "start"], check=True, capture_output=True, env=env)
+    try:
+        time_runs(args.data, events["prompt"], 1, env)  # untimed: the daemon's first request
+        for label, event in events.items():
+            row("warm (alaya serve)", label, time_runs(args.data, event, args.runs, env))
+        pid = json.loads((args.data / "state" / "serve.pid").read_text())["pid"]
+        hwm = next(line for line in Path(f"/proc/{pid}/status").read_text().splitlines() if line.startswith("VmHWM"))
+        print(f"daemon peak RSS: {int(hwm.split()[1]) / 1024:.0f} MiB")
+    finally:
+        subprocess.run([str(exe), "--data-dir", str(args.data), "serve", "stop"], capture_output=True, env=env)
 
 
 if __name__ == "__main__":

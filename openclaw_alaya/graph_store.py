@@ -21,7 +21,8 @@ from .models import CORE_RELATIONS, Card, Link, SourceRef
 CARD_RELATIONS = [r for r in CORE_RELATIONS if r != "EXTRACTED_FROM"]
 CUSTOM = "CUSTOM"
 _BUFFER_POOL_BYTES = 512 * 1024 * 1024
-_LOOKUP_MAX = 400  # up to this many ids, cards are read by primary key one by one
+_LOOKUP_MAX = 400  # up to this many ids, cards are read by primary key one by one…
+_LOOKUP_ROWS = 250  # …when the table has more than this many cards per id (a lookup costs ~250 scanned rows)
 
 _SCHEMA = [
     "CREATE NODE TABLE IF NOT EXISTS Card(id STRING PRIMARY KEY, title STRING, content STRING,"
@@ -95,6 +96,7 @@ class GraphStore:
         self._conn = kuzu.Connection(self._db)
         self._atomic = atomic and not read_only
         self._prepared: dict[str, Any] = {}
+        self._cards_total: int | None = None
 
     def __enter__(self) -> "GraphStore":
         """With `atomic`, everything until exit is one transaction: committed on a normal exit,
@@ -205,7 +207,9 @@ class GraphStore:
         """Card rows by id. `WHERE c.id IN $ids` scans the table (over 100 ms at 100k cards);
         one primary-key lookup per id, through a prepared statement, is a fraction of that
         for the few dozen ids a recall asks for."""
-        if len(ids) > _LOOKUP_MAX:
+        if self._cards_total is None:
+            self._cards_total = self._rows("MATCH (c:Card) RETURN count(c)")[0][0]
+        if len(ids) > _LOOKUP_MAX or len(ids) * _LOOKUP_ROWS > self._cards_total:  # a small table: scan
             return self._rows(f"MATCH (c:Card) WHERE c.id IN $ids RETURN {fields}", {"ids": ids})
         statement = self._prepared.get(fields)
         if statement is None:
