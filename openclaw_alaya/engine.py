@@ -13,7 +13,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from pydantic import BaseModel, ValidationError
 
 from .config import Config
@@ -21,7 +20,7 @@ from .datadir import DataDir, resolve_data_dir
 from .errors import InputError, NotFoundError
 from .formats import DEFAULT_MAX_BYTES, parse_session
 from .fsutil import append_line
-from .distilling import DistillPlan, apply, index_row, now_iso, prepare
+from .distilling import DistillPlan, now_iso, prepare
 from .graph_store import GraphStore
 from .locking import StoreLock
 from .models import CARD_TYPES, CORE_RELATIONS, RecallResult, Session, TraceResult, check_id
