@@ -204,10 +204,7 @@ class Redactor:
             secret = m.group(group)
             if not secret or MARKER_RE.fullmatch(secret) or self._allowed(secret):
                 return m.group(0)
-            counts[kind] += 1
-            start, end = m.start(group) - m.start(0), m.end(group) - m.start(0)
-            whole = m.group(0)
-            return whole[:start] + MARKER.format(kind=kind) + whole[end:]
+            return _mark(m, group, kind, counts)
 
         return pattern.sub(replace, text)
 
@@ -222,10 +219,7 @@ class Redactor:
                 return m.group(0)
             if not strict and len(value.strip()) < 4:
                 return m.group(0)
-            counts[kind] += 1
-            start, end = m.start(group) - m.start(0), m.end(group) - m.start(0)
-            whole = m.group(0)
-            return whole[:start] + MARKER.format(kind=kind) + whole[end:]
+            return _mark(m, group, kind, counts)
 
         return pattern.sub(replace, text)
 
@@ -335,3 +329,11 @@ def for_alignment(memory: "Alaya", session_id: str, agent_id: str, turns: list[A
     if not turns or not redact_raw(memory):
         return turns
     return apply_store_filters(Session(id=session_id, agent_id=agent_id, turns=turns), memory).turns
+
+
+def _mark(m: re.Match, group: int, kind: str, counts: Counter) -> str:
+    """The match with its secret group replaced by the redaction marker, counted by kind."""
+    counts[kind] += 1
+    start, end = m.start(group) - m.start(0), m.end(group) - m.start(0)
+    whole = m.group(0)
+    return whole[:start] + MARKER.format(kind=kind) + whole[end:]
