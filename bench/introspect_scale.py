@@ -6,13 +6,15 @@ run `alaya introspect` and report the total time and how long the write lock was
 The cards come from 500-card-ish synthetic sessions stored in L3 (so verify stays clean), with
 about 2% near-duplicates, similar pairs, a chain of TEMPORAL_NEXT links per session, creation
 times spread over 180 days and an access log of 5,000 recalls. Target: the write lock is held
-for under 5% of the introspect run (DESIGN.md §2: slow work outside the lock).
+for under 5% of the introspect run (DESIGN.md §2: slow work outside the lock). From the batch's
+log it also prints whether the graph work went through a shadow copy, and where the hold went.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
 import random
 import shutil
 import sys
@@ -96,6 +98,28 @@ def _ids(memory: Alaya) -> list:
             return graph.query("MATCH (c:Card) RETURN c.id ORDER BY c.id")
 
 
+class BatchLog(logging.Handler):
+    """The batch's log records: how it applied (on a shadow copy or in place) and where the
+    write-lock hold's milliseconds went (maintenance/batch.py)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.records: list[logging.LogRecord] = []
+        batch_log = logging.getLogger("openclaw_alaya.maintenance.batch")
+        batch_log.setLevel(logging.INFO)
+        batch_log.addHandler(self)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+    def lines(self) -> list[str]:
+        def ms(parts: dict) -> str:
+            return ", ".join(f"{name} {value:.0f}ms" for name, value in parts.items())
+
+        return [f"  batch applied {r.applied}; in the hold: {ms(r.hold_ms)}; outside it: {ms(r.outside_ms)}"
+                for r in self.records if hasattr(r, "applied")]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cards", type=int, default=10_000)
@@ -109,6 +133,7 @@ def main() -> None:
         build(memory, args.cards, random.Random(5))
         print(f"built {args.cards} cards in {time.perf_counter() - started:.1f}s")
         ids = [r[0] for r in _ids(memory)]
+        batch_log = BatchLog()
         for label, now in (("first run", NOW), ("next day", NOW + timedelta(days=1))):
             if label == "next day":  # a day of recalls later: the steady state of a scheduled job
                 rng = random.Random(9)
@@ -116,6 +141,7 @@ def main() -> None:
                     for _ in range(500):
                         log.write(json.dumps({"ts": now.timestamp() - 3600, "cards": rng.sample(ids, 3)}) + "\n")
             memory.lock.write_holds.clear()
+            batch_log.records.clear()
             started = time.perf_counter()
             report = run(memory, now=now)
             total = time.perf_counter() - started
@@ -127,6 +153,7 @@ def main() -> None:
                 print(f"  {step['step']:<16} {step['seconds']:7.2f}s  {brief}")
             print("  write-lock holds: " + ", ".join(f"{op.split(' (')[0].replace('introspect ', '')} {s * 1000:.0f}ms"
                                                     for op, s in memory.lock.write_holds))
+            print("\n".join(batch_log.lines()))
             print(f"introspect ({label}) on {args.cards} cards: {total:.2f}s total, write lock held {held:.3f}s "
                   f"({100 * held / total:.2f}% of the run; target < 5%)")
     finally:

@@ -1,10 +1,10 @@
 """consolidate, fold-access, cool-down and forget together (what `alaya introspect` runs): one
-snapshot, all the planning outside the lock, one write-lock hold to apply.
+snapshot, all the planning outside the lock, and the graph work too, on a copy of the graph.
 
 Each write-lock hold that opens the graph pays for opening Kuzu and for its checkpoint on close
 (50–250 ms on 10,000 cards), so running the four steps one after the other held the lock about
 five times; here it is held twice: a few milliseconds to rotate the access log (no store
-opened, access.py) and once to apply everything.
+opened, access.py) and once to swap in the graph and write L1.
 
 Outside the lock, from one snapshot of the cards (read lock), in the order the steps run:
 
@@ -16,28 +16,39 @@ Outside the lock, from one snapshot of the cards (read lock), in the order the s
 4. forget picks the eligible cards among those tiers, with dependencies as they will be after
    the merges.
 
-Under the write lock, one graph transaction applies them in the same order with the steps' own
-re-checks (a merge whose cards changed meanwhile is skipped; forget re-checks eligibility on
-the cards as the earlier parts left them), then L1 follows. Reports are the steps' own; a dry
-run does not come here (each step reports from the store as it is).
+Then one graph transaction applies them in the same order with the steps' own re-checks (a
+merge whose cards changed meanwhile is skipped; forget re-checks eligibility on the cards as the
+earlier parts left them) — on a copy of the graph, outside the lock (shadow.py). Under the write
+lock the copy replaces the graph if no writer changed the graph meanwhile; if one did, the same
+transaction is applied to the graph itself under the lock. L1 follows in the same hold. Which
+way it went, and where the hold's time went, is logged (logger `openclaw_alaya.maintenance.batch`,
+INFO). Reports are the steps' own; a dry run does not come here (each step reports from the
+store as it is).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import logging
+import time
 from collections import Counter
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ..distilling import index_row, index_text
-from . import access, consolidate, forget, temperature
+from . import access, consolidate, forget, shadow, temperature
 from .bulk import delete_cards
-from .common import CURATION_LOG, append_log, as_datetime, card_rows, iso
+from .common import CURATION_LOG, append_lines, as_datetime, card_rows, iso, log_lines
 
 if TYPE_CHECKING:
     from ..engine import Alaya
+    from ..models import Card
 
 STEPS = ("consolidate", "fold-access", "cool-down", "forget")
+log = logging.getLogger(__name__)
 
 
 def run(memory: "Alaya", names: set[str], *, now: Any = None) -> dict[str, dict[str, Any]]:
@@ -127,45 +138,142 @@ def run(memory: "Alaya", names: set[str], *, now: Any = None) -> dict[str, dict[
         restore = [cards[c] for c in cool["add_rows"] if c in cards]
         if by_keep:
             prepared = consolidate.prepare(memory, by_keep, cards, indexed, stamp)
-    restore_vectors = memory.embedder.embed([index_text(c) for c in restore]) if restore else None
+    batch = _Batch(
+        moment=moment, stamp=stamp, prepared=prepared, similar=similar, hits=hits, last=last, fold_paths=fold_paths,
+        updates=cool["updates"], drop_rows=cool["drop_rows"],
+        cold={cid for cid, tier in cool.get("tiers", {}).items() if tier == "COLD"}, chosen=chosen, restore=restore,
+        restore_vectors=memory.embedder.embed([index_text(c) for c in restore]) if restore else None)
 
     # --- one write-lock hold -----------------------------------------------------------------
-    with memory.lock.write("introspect (" + ", ".join(n for n in STEPS if want[n]) + ")"):
-        with memory.graph(write=True) as graph:
-            done = {"ok": {}, "mapping": {}, "merged": [], "similar": 0, "skipped": 0}
-            if prepared is not None or similar:
-                prepared = prepared or {"by_keep": {}, "snapshot": {}, "planned": {}, "vectors": {}}
-                done = consolidate.apply_in_graph(memory, graph, prepared, similar, stamp)
-            if want["fold-access"]:
-                found = access.apply_counts(graph, hits, last)
-                reports["fold-access"].update(cards=found, unknown_cards=len(hits) - found)
-            gone = set(done["mapping"])
-            if cool["updates"]:
-                temperature.apply_updates(graph, [u for u in cool["updates"] if u["id"] not in gone])
-            present = {r[0] for r in graph.query("MATCH (c:Card) WHERE c.id IN $ids RETURN c.id",
-                                                 {"ids": [c.id for c in restore]})} if restore else set()
-            forgotten: list[str] = []
-            if chosen:
-                # re-check on the cards as this transaction left them: recalled, warmed up or
-                # newly depended on meanwhile stays
-                forgotten = forget.eligible(card_rows(graph, chosen), forget.depended_on(graph), moment, intro)
-                append_log(memory, CURATION_LOG, [{"op": "forget", "card": c, "ts": stamp} for c in forgotten])
-                delete_cards(graph, forgotten)
-        for path in fold_paths:
-            path.unlink(missing_ok=True)
-        cold = {cid for cid, tier in cool.get("tiers", {}).items() if tier == "COLD"}
-        if prepared is not None:
-            consolidate.apply_to_index(memory, prepared, done, leave_out=cold | set(forgotten))
-        memory.index.delete_cards(sorted(set(cool["drop_rows"]) | set(forgotten)))
-        keep = [i for i, card in enumerate(restore) if card.id in present and card.id not in forgotten]
-        if keep:
-            memory.index.upsert_cards([index_row(restore[i]) for i in keep], restore_vectors[keep])
+    applied = _apply(memory, batch, intro, "introspect (" + ", ".join(n for n in STEPS if want[n]) + ")")
     if "consolidate" in reports:
-        reports["consolidate"].update(merged=len(done["merged"]), similar_linked=done["similar"],
-                                      skipped_changed=done["skipped"])
+        reports["consolidate"].update(merged=len(applied.done["merged"]), similar_linked=applied.done["similar"],
+                                      skipped_changed=applied.done["skipped"])
+    if "fold-access" in reports:
+        reports["fold-access"].update(cards=applied.found, unknown_cards=len(hits) - applied.found)
     if "forget" in reports:
-        reports["forget"]["forgotten"] = len(forgotten)
+        reports["forget"]["forgotten"] = len(applied.forgotten)
     return reports
+
+
+@dataclasses.dataclass
+class _Batch:
+    """Everything the write-lock hold applies, planned outside it."""
+
+    moment: datetime
+    stamp: str
+    prepared: dict[str, Any] | None  # consolidate.prepare's merges
+    similar: list[tuple[str, str, float]]  # SIMILAR_TO links to add
+    hits: Counter  # accesses per card, from the rotated access log…
+    last: dict[str, float]  # …and the last one of each
+    fold_paths: list[Path]  # the rotated logs, removed once folded
+    updates: list[dict[str, Any]]  # temperatures and tiers
+    drop_rows: list[str]  # cards turning COLD: their L1 rows go
+    cold: set[str]
+    chosen: list[str]  # forget's candidates, re-checked in the transaction
+    restore: list[Card]  # cards warming up again: their L1 rows come back…
+    restore_vectors: np.ndarray | None  # …with these vectors
+
+
+@dataclasses.dataclass
+class _Applied:
+    """What the graph transaction did: for L1, `raw/curation.jsonl` and the reports."""
+
+    done: dict[str, Any]  # consolidate.apply_in_graph's result
+    found: int  # cards whose access counts were folded in
+    present: set[str]  # restored cards still in the graph
+    forgotten: list[str]
+    curation: str  # the lines for the L3 log, serialised outside the lock when the copy is used
+
+
+class _Laps:
+    """Milliseconds per part of the work, for the log (bench/introspect_scale.py prints them)."""
+
+    def __init__(self) -> None:
+        self.ms: dict[str, float] = {}
+        self._last = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.ms[name] = round((now - self._last) * 1000, 1)
+        self._last = now
+
+
+def _apply(memory: "Alaya", batch: _Batch, intro: Any, operation: str) -> _Applied:
+    """The batch applied to a copy of the graph outside the lock and swapped in under it
+    (shadow.py); applied to the graph itself under the lock when no copy could be taken or a
+    writer changed the graph meanwhile. L1 follows under the same hold either way."""
+    outside = _Laps()
+    copy = shadow.take(memory)
+    outside.lap("copy")
+    try:
+        applied = None
+        if copy is not None:
+            with copy.open() as graph:
+                applied = _apply_graph(graph, batch, intro)
+            copy.sync()
+            outside.lap("apply to the copy")
+        with memory.lock.write(operation):
+            held = _Laps()
+            if copy is not None and applied is not None and copy.unchanged():
+                append_lines(memory, CURATION_LOG, applied.curation)  # L3 before L2
+                held.lap("L3 log")
+                copy.install()
+                held.lap("swap")
+                how = "shadow"
+            else:
+                with memory.graph(write=True) as graph:
+                    applied = _apply_graph(graph, batch, intro)
+                    append_lines(memory, CURATION_LOG, applied.curation)  # before the commit
+                held.lap("graph in place")
+                how = "in-place"
+            for path in batch.fold_paths:
+                path.unlink(missing_ok=True)
+            _apply_index(memory, batch, applied)
+            held.lap("L1")
+    finally:
+        if copy is not None:
+            copy.discard()
+    log.info("introspect batch applied %s; write lock held for %s ms; outside it %s ms", how, held.ms, outside.ms,
+             extra={"applied": how, "hold_ms": held.ms, "outside_ms": outside.ms})
+    return applied
+
+
+def _apply_graph(graph: Any, batch: _Batch, intro: Any) -> _Applied:
+    """The four steps in one transaction, in their order and with their own re-checks."""
+    done: dict[str, Any] = {"ok": {}, "mapping": {}, "merged": [], "similar": 0, "skipped": 0, "curation": []}
+    if batch.prepared is not None or batch.similar:
+        prepared = batch.prepared or {"by_keep": {}, "snapshot": {}, "planned": {}, "vectors": {}}
+        done = consolidate.apply_in_graph(graph, prepared, batch.similar, batch.stamp)
+    found = access.apply_counts(graph, batch.hits, batch.last)
+    gone = set(done["mapping"])
+    if batch.updates:
+        temperature.apply_updates(graph, [u for u in batch.updates if u["id"] not in gone])
+    present = {r[0] for r in graph.query("MATCH (c:Card) WHERE c.id IN $ids RETURN c.id",
+                                         {"ids": [c.id for c in batch.restore]})} if batch.restore else set()
+    forgotten: list[str] = []
+    if batch.chosen:
+        # re-check on the cards as this transaction left them: recalled, warmed up or newly
+        # depended on meanwhile stays
+        forgotten = forget.eligible(card_rows(graph, batch.chosen), forget.depended_on(graph), batch.moment, intro)
+        delete_cards(graph, forgotten)
+    curation = log_lines(done["curation"] + [{"op": "forget", "card": c, "ts": batch.stamp} for c in forgotten])
+    return _Applied(done=done, found=found, present=present, forgotten=forgotten, curation=curation)
+
+
+def _apply_index(memory: "Alaya", batch: _Batch, applied: _Applied) -> None:
+    """Under the write lock, after the graph: L1 rows of merged, cooled and forgotten cards go
+    in one delete, merged and warmed-up cards' rows come in one upsert (each LanceDB commit
+    costs 10–20 ms on 10,000 rows)."""
+    forgotten = set(applied.forgotten)
+    gone, rows, vectors = consolidate.index_changes(batch.prepared, applied.done, leave_out=batch.cold | forgotten) \
+        if batch.prepared is not None else ([], [], [])
+    memory.index.delete_cards(sorted(set(gone) | set(batch.drop_rows) | forgotten))
+    back = [i for i, card in enumerate(batch.restore) if card.id in applied.present and card.id not in forgotten]
+    rows += [index_row(batch.restore[i]) for i in back]
+    vectors += [batch.restore_vectors[i] for i in back]
+    if rows:
+        memory.index.upsert_cards(rows, np.stack(vectors))
 
 
 def _after_merges(by_id: dict[str, Any], by_keep: dict[str, list[str]], stamp: str) -> dict[str, Any]:

@@ -193,7 +193,8 @@ def apply(memory: "Alaya", merges: list[tuple[str, str, float]], similar: list[t
     # ...applied under the write lock only if nobody changed those cards meanwhile.
     with memory.lock.write("introspect consolidate"):
         with memory.graph(write=True) as graph:
-            done = apply_in_graph(memory, graph, prepared, similar, stamp)
+            done = apply_in_graph(graph, prepared, similar, stamp)
+            append_log(memory, CURATION_LOG, done["curation"])  # before the commit: L3 → L2
         apply_to_index(memory, prepared, done)
     return {"merged": len(done["merged"]), "similar": done["similar"], "skipped": done["skipped"]}
 
@@ -237,10 +238,12 @@ def prepare(memory: "Alaya", by_keep: dict[str, list[str]], snapshot: dict[str, 
     return {"by_keep": by_keep, "snapshot": snapshot, "planned": planned, "vectors": vectors}
 
 
-def apply_in_graph(memory: "Alaya", graph: Any, prepared: dict[str, Any], similar: list[tuple[str, str, float]],
+def apply_in_graph(graph: Any, prepared: dict[str, Any], similar: list[tuple[str, str, float]],
                    stamp: str) -> dict[str, Any]:
-    """Under the write lock: the merges whose cards nobody changed since the snapshot, then the
-    SIMILAR_TO links (L3 log first, for rebuild)."""
+    """In the graph's transaction: the merges whose cards nobody changed since the snapshot, then
+    the SIMILAR_TO links. Their records for `raw/curation.jsonl` (what rebuild replays) come
+    back in "curation", for the caller to append before the graph change becomes visible: at
+    the commit, or at the swap of a shadow copy (shadow.py)."""
     by_keep, snapshot, planned = prepared["by_keep"], prepared["snapshot"], prepared["planned"]
     current = {r.id: r for r in card_rows(graph, involved_in(by_keep))} if by_keep else {}
     ok = {}
@@ -254,29 +257,34 @@ def apply_in_graph(memory: "Alaya", graph: Any, prepared: dict[str, Any], simila
             skipped += len(drops)
     mapping = {d: k for k, drops in ok.items() for d in drops}
     done = [(k, d) for d, k in mapping.items()]
-    append_log(memory, CURATION_LOG, [{"op": "merge", "keep": k, "drop": d, "ts": stamp} for k, d in done])
+    curation = [{"op": "merge", "keep": k, "drop": d, "ts": stamp} for k, d in done]
     if mapping:
         _merge_in_graph(graph, ok, planned, current, mapping, stamp)
     kept = [(a, b, sim) for a, b, sim in similar if a not in mapping and b not in mapping]
     links = [link for a, b, sim in kept for link in expand_link(a, b, "SIMILAR_TO", round(sim, 4), stamp)]
-    if kept:
-        append_log(memory, CURATION_LOG, [
-            {"op": "link", "src": a, "dst": b, "rel": "SIMILAR_TO", "weight": round(s, 4), "ts": stamp}
-            for a, b, s in kept])
-        bulk.add_links(graph, links)
-    return {"ok": ok, "mapping": mapping, "merged": done, "similar": len(links) // 2, "skipped": skipped}
+    curation += [{"op": "link", "src": a, "dst": b, "rel": "SIMILAR_TO", "weight": round(s, 4), "ts": stamp}
+                 for a, b, s in kept]
+    bulk.add_links(graph, links)
+    return {"ok": ok, "mapping": mapping, "merged": done, "similar": len(links) // 2, "skipped": skipped,
+            "curation": curation}
 
 
-def apply_to_index(memory: "Alaya", prepared: dict[str, Any], done: dict[str, Any], *,
-                   leave_out: set[str] = frozenset()) -> None:
+def apply_to_index(memory: "Alaya", prepared: dict[str, Any], done: dict[str, Any]) -> None:
     """Under the write lock, after the graph: merged-away rows go, kept cards get their new text
-    and vector (except those in `leave_out`: cards that left L1 meanwhile)."""
-    if done["mapping"]:
-        memory.index.delete_cards(list(done["mapping"]))
+    and vector."""
+    gone, rows, vectors = index_changes(prepared, done)
+    memory.index.delete_cards(gone)
+    if rows:
+        memory.index.upsert_cards(rows, np.stack(vectors))
+
+
+def index_changes(prepared: dict[str, Any], done: dict[str, Any], *, leave_out: set[str] = frozenset()
+                  ) -> tuple[list[str], list[dict[str, Any]], list[np.ndarray]]:
+    """The L1 side of the applied merges: the merged-away rows to delete, and the kept cards'
+    new rows and vectors (except those in `leave_out`: cards that leave L1 in the same hold)."""
     refresh = [k for k in done["ok"] if k in prepared["vectors"] and k not in leave_out]
-    if refresh:
-        memory.index.upsert_cards([index_row(prepared["planned"][k]) for k in refresh],
-                                  np.stack([prepared["vectors"][k] for k in refresh]))
+    return (list(done["mapping"]), [index_row(prepared["planned"][k]) for k in refresh],
+            [prepared["vectors"][k] for k in refresh])
 
 
 def _merge_in_graph(graph: Any, ok: dict[str, list[str]], planned: dict[str, Card], current: dict[str, Card],

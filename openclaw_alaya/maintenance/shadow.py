@@ -1,0 +1,144 @@
+"""Introspect's batch applied to a copy of the graph, outside the lock (batch.py).
+
+Applying a night's maintenance to 10,000 cards, and Kuzu's checkpoint when the database closes,
+take hundreds of milliseconds: on a copy, that time passes while other processes read and write
+as usual, and the write lock is held only to swap the copy in (a rename) and write L1.
+
+- The copy is taken under the read lock, when no writer can be inside, and refused while
+  `graph.kuzu.wal` exists (a dead writer's transaction, replayed only by a read-write open).
+- Under the write lock it replaces `graph.kuzu` only if the file is still the one copied: same
+  device, inode, size, modification and change times (the copy waits, if need be, until those
+  are a clock tick old, so no later write can keep them), and no WAL. Otherwise a writer came in
+  between, and batch.py applies the batch to the graph itself, under the lock, as it would
+  without a copy (the copy is thrown away: the writer's change is never lost).
+- The copy lives in `.introspect-graph-<pid>-<ns>/` in the data directory: the same
+  filesystem, so the swap is one atomic rename, and a folder of its own, so Kuzu's sidecar
+  files for the copy (`.wal`, `.shadow`) are never taken for the graph's. A process that dies
+  leaves its folder behind; the next copy removes the folders of processes that are gone.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..fsutil import DIR_MODE, FILE_MODE, _fsync_dir
+from ..graph_store import GraphStore
+
+if TYPE_CHECKING:
+    from ..engine import Alaya
+
+_PREFIX = ".introspect-graph-"
+_TICK_NS = 20_000_000  # longer than any kernel's file-time tick
+Identity = tuple[int, int, int, int, int]
+
+
+def identity(graph: Path) -> Identity | None:
+    """What tells the graph file apart from any later version of it; None while a WAL waits
+    (its changes are not in the file yet) or when there is no file."""
+    if graph.with_name(graph.name + ".wal").exists():
+        return None
+    try:
+        st = os.stat(graph)
+    except FileNotFoundError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+@dataclass(frozen=True)
+class Copy:
+    """A private copy of `graph.kuzu`, and the identity of the file it was copied from."""
+
+    folder: Path
+    target: Path
+    base: Identity
+
+    @property
+    def path(self) -> Path:
+        return self.folder / self.target.name
+
+    def open(self) -> GraphStore:
+        """Read-write, one transaction (as `Alaya.graph(write=True)`), no lock: the copy is ours."""
+        return GraphStore(self.path, read_only=False, atomic=True)
+
+    def sync(self) -> None:
+        """Make the applied copy durable before the lock, so the swap under it is only a rename."""
+        fd = os.open(self.path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def unchanged(self) -> bool:
+        """Under the write lock: no writer touched the graph since the copy, and the copy is
+        still there (a stranger's sweep might have taken it)."""
+        return identity(self.target) == self.base and self.path.is_file()
+
+    def install(self) -> None:
+        """Under the write lock, after `unchanged`: the copy becomes the graph, atomically."""
+        os.replace(self.path, self.target)
+        _fsync_dir(self.target.parent)
+
+    def discard(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def take(memory: "Alaya") -> Copy | None:
+    """A copy of the graph taken under a read-lock hold of its own; None when it cannot be
+    copied now (a WAL waits, or the disk refuses): the batch is then applied in place."""
+    root, graph = memory.dirs.root, memory.dirs.graph
+    sweep(root)
+    with memory.lock.read("introspect (copying the graph)"):
+        base = identity(graph)
+        if base is None:
+            return None
+        _settle(base)
+        copy = Copy(root / f"{_PREFIX}{os.getpid()}-{time.time_ns()}", graph, base)
+        try:
+            copy.folder.mkdir(mode=DIR_MODE)
+            shutil.copyfile(graph, copy.path)
+            os.chmod(copy.path, FILE_MODE)
+        except OSError:
+            copy.discard()
+            return None
+    return copy
+
+
+def _settle(base: Identity) -> None:
+    """Under the read lock: let the graph's times fall a clock tick into the past, so that a
+    write after the lock is released cannot leave them as they are (file times move in kernel
+    ticks of 1–10 ms; a same-size write within the tick of the last one would look unchanged).
+    Waits only when the graph was written in the last few milliseconds."""
+    wait = max(base[3], base[4]) + _TICK_NS - time.time_ns()
+    if wait > 0:
+        time.sleep(wait / 1e9)
+
+
+def sweep(root: Path) -> list[Path]:
+    """Remove the copies of processes that are gone (killed mid-batch); returns them."""
+    gone = [p for p in root.glob(f"{_PREFIX}*") if not _alive(_owner(p))]
+    for folder in gone:
+        shutil.rmtree(folder, ignore_errors=True)
+    return gone
+
+
+def _owner(folder: Path) -> int:
+    """The pid in `.introspect-graph-<pid>-<ns>`; 0 (nobody) for a name not of that shape."""
+    pid = folder.name[len(_PREFIX):].split("-")[0]
+    return int(pid) if pid.isdigit() else 0
+
+
+def _alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: alive
+        return True
+    return True
