@@ -32,6 +32,7 @@ from .relations import expand_link, is_custom, normalise_relation, relation_desc
 
 if TYPE_CHECKING:
     from .embedding import Embedder
+    from .graph_snapshot import SnapshotKeeper
     from .vector_store import VectorStore
 
 _APPLY_BATCH_CARDS = 500  # cards applied per write-lock hold when distilling a backlog
@@ -97,6 +98,14 @@ class Alaya:
         store = VectorStore(self.dirs.lancedb, self.embedder.id, self.embedder.dim)
         store.check_embedder()
         return store
+
+    @cached_property
+    def graph_views(self) -> "SnapshotKeeper":
+        """What recall reads the graph through: an in-memory snapshot once this process
+        recalls repeatedly (graph_snapshot.py)."""
+        from .graph_snapshot import SnapshotKeeper
+
+        return SnapshotKeeper(self.dirs.graph)
 
     def graph(self, *, write: bool) -> GraphStore:
         return GraphStore(self.dirs.graph, read_only=not write, atomic=write)  # a write is one transaction
@@ -259,7 +268,7 @@ class Alaya:
             raise InputError(f"recall: {_first_error(exc)}") from None
         recaller = Recaller(self.config.recall, self.embedder)
         with self.lock.read("recall"):
-            with self.graph(write=False) as graph:
+            with self.graph_views.view(lambda: self.graph(write=False)) as graph:
                 result = recaller.run(request, graph, self.index)
         self._log_access([node.card_id for node in result.nodes])
         return result

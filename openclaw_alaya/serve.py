@@ -256,9 +256,12 @@ class Server:
                 memory.embedder.embed(["warm up"])
                 index = memory.index
                 index.resident = True
+                memory.graph_views.resident = True
                 index.card_count()
                 index.relation_vectors()
                 index.vector_search(memory.embedder.embed(["warm up"])[0], 1)  # loads the vector copy
+                with memory.graph_views.view(lambda: memory.graph(write=False)):
+                    pass  # reads the graph snapshot
 
     # -- socket loop ----------------------------------------------------------------------
 

@@ -203,12 +203,18 @@ class VectorStore:
                 self._searches += 1
                 if not (self.resident or self._searches > 1) or self.card_count() < MIN_ROWS:
                     return None
-                self._cache = VectorCache(self._table(CARDS), self.dim)
+                self._cache = VectorCache(self._table(CARDS), self.dim, self._pinned_cards)
             self._cache.refresh()
             return self._cache
         except Exception:  # noqa: BLE001 - an older table layout or API: LanceDB searches itself
             self._cache = None
             return None
+
+    def _pinned_cards(self, version: int) -> Any:
+        """A second handle on the cards table, held at one version (the vector copy loads from it)."""
+        table = self._db.open_table(CARDS)
+        table.checkout(version)
+        return table
 
     def card_ids(self) -> list[str]:
         table = self._table(CARDS)

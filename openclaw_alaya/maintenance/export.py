@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..fsutil import atomic_write, ensure_dir
-from ..graph_store import _CARD_FIELDS, _card_from_row
+from ..graph_store import CARD_FIELDS, card_from_row
 from .common import card_edges
 
 if TYPE_CHECKING:
@@ -38,8 +38,8 @@ def export(memory: "Alaya", dest: str | Path | None = None) -> dict[str, Any]:
     out = Path(dest).expanduser() if dest else memory.dirs.root / "export"
     with memory.lock.read("export"):
         with memory.graph(write=False) as graph:
-            fields = ", ".join(f"c.{f}" for f in _CARD_FIELDS)
-            cards = [_card_from_row(dict(zip(_CARD_FIELDS, row)))
+            fields = ", ".join(f"c.{f}" for f in CARD_FIELDS)
+            cards = [card_from_row(dict(zip(CARD_FIELDS, row)))
                      for row in graph.query(f"MATCH (c:Card) WHERE c.title IS NOT NULL AND c.title <> '' RETURN {fields} ORDER BY c.id")]
             edges = card_edges(graph)
     by_id = {c.id: c for c in cards}
