@@ -6,9 +6,9 @@ as usual, and the write lock is held only to swap the copy in (a rename) and wri
 
 - The copy is taken under the read lock, when no writer can be inside, and refused while
   `graph.kuzu.wal` exists (a dead writer's transaction, replayed only by a read-write open).
-- Under the write lock it replaces `graph.kuzu` only if the file is still the one copied: same
-  device, inode, size, modification and change times (the copy waits, if need be, until those
-  are a clock tick old, so no later write can keep them), and no WAL. Otherwise a writer came in
+- Under the write lock it replaces `graph.kuzu` only if the graph is still the one copied: the
+  same generation (bumped by every read-write open, graph_store.version), the same device,
+  inode, size and file times, and no WAL. Otherwise a writer came in
   between, and batch.py applies the batch to the graph itself, under the lock, as it would
   without a copy (the copy is thrown away: the writer's change is never lost).
 - The copy lives in `.introspect-graph-<pid>-<ns>/` in the data directory: the same
@@ -24,29 +24,25 @@ import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..fsutil import DIR_MODE, FILE_MODE, _fsync_dir
-from ..graph_store import GraphStore
+from ..graph_store import GraphStore, version
 
 if TYPE_CHECKING:
     from ..engine import Alaya
 
 _PREFIX = ".introspect-graph-"
-_TICK_NS = 20_000_000  # longer than any kernel's file-time tick
-Identity = tuple[int, int, int, int, int]
+Identity = tuple[Any, ...]
 
 
 def identity(graph: Path) -> Identity | None:
-    """What tells the graph file apart from any later version of it; None while a WAL waits
-    (its changes are not in the file yet) or when there is no file."""
-    if graph.with_name(graph.name + ".wal").exists():
+    """What tells the graph file apart from any later version of it (`graph_store.version`:
+    the generation every read-write open bumps, and the file's identity); None while a WAL
+    waits (its changes are not in the file yet) or when there is no file."""
+    if graph.with_name(graph.name + ".wal").exists() or not graph.is_file():
         return None
-    try:
-        st = os.stat(graph)
-    except FileNotFoundError:
-        return None
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    return version(graph)
 
 
 @dataclass(frozen=True)
@@ -96,7 +92,6 @@ def take(memory: "Alaya") -> Copy | None:
         base = identity(graph)
         if base is None:
             return None
-        _settle(base)
         copy = Copy(root / f"{_PREFIX}{os.getpid()}-{time.time_ns()}", graph, base)
         try:
             copy.folder.mkdir(mode=DIR_MODE)
@@ -106,16 +101,6 @@ def take(memory: "Alaya") -> Copy | None:
             copy.discard()
             return None
     return copy
-
-
-def _settle(base: Identity) -> None:
-    """Under the read lock: let the graph's times fall a clock tick into the past, so that a
-    write after the lock is released cannot leave them as they are (file times move in kernel
-    ticks of 1–10 ms; a same-size write within the tick of the last one would look unchanged).
-    Waits only when the graph was written in the last few milliseconds."""
-    wait = max(base[3], base[4]) + _TICK_NS - time.time_ns()
-    if wait > 0:
-        time.sleep(wait / 1e9)
 
 
 def sweep(root: Path) -> list[Path]:
