@@ -68,8 +68,10 @@ class Recaller:
         scopes = [request.scope, SHARED_SCOPE] if request.scope else None
         text = request.text
         query_vec = self._embed(text) if text else None  # None: full-text and graph only
+        self._query_vec = query_vec
         depth = self._depth(request)
-        self._vectors: dict[str, np.ndarray] = {}  # card vectors the searches already returned
+        self._vectors: dict[str, np.ndarray] = {}  # card vectors the full-text searches returned
+        self._query_sims: dict[str, float] = {}  # cosines to the query the vector search computed
 
         if request.from_nodes:
             known = graph.get_cards(request.from_nodes)
@@ -119,7 +121,9 @@ class Recaller:
             lists.append((self.config.fts_weight, [cid for cid, _ in index.text_search(phrase, n, scopes, want)]))
             vec = query_vec if phrase == text else (self._embed(phrase) if query_vec is not None else None)
             if vec is not None and float(np.abs(vec).sum()) > 0:
-                matches = index.vector_search(vec, n, scopes, self._vectors)
+                matches = index.vector_search(vec, n, scopes)
+                if phrase == text:
+                    self._query_sims.update(matches)
                 floor = self.config.min_vector_similarity
                 lists.append((self.config.vector_weight, [cid for cid, sim in matches if sim >= floor]))
         if request.concepts:
@@ -178,12 +182,15 @@ class Recaller:
         if reference is None or not ids:
             return {}
         wanted = ids[: self.config.candidates]
-        known = getattr(self, "_vectors", {})
-        vectors = {cid: known[cid] for cid in wanted if cid in known}
-        missing = [cid for cid in wanted if cid not in known]
+        searched = self._query_sims if reference is self._query_vec else {}
+        sims = {cid: searched[cid] for cid in wanted if cid in searched}
+        known = self._vectors
+        vectors = {cid: known[cid] for cid in wanted if cid in known and cid not in sims}
+        missing = [cid for cid in wanted if cid not in sims and cid not in known]
         if missing:
             vectors.update(index.vectors_for(missing))
-        sims = {cid: max(0.0, float(np.dot(vec, reference))) for cid, vec in vectors.items()}
+        sims.update((cid, float(np.dot(vec, reference))) for cid, vec in vectors.items())
+        sims = {cid: max(0.0, s) for cid, s in sims.items()}
         top = max(sims.values(), default=0.0)
         return {cid: (s / top if top else 0.0) for cid, s in sims.items()}
 

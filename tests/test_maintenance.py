@@ -68,6 +68,20 @@ def indexed(memory) -> set[str]:
 DUP = "Kuzu is the embedded graph database we use for the card graph"
 
 
+def put_night(memory, later: datetime, accessed: list[str]) -> None:
+    """A store with work for every batched introspect step: duplicates to merge, similar cards
+    to link, an old card to forget, one depended on, and 25 hours of recalls of `accessed`."""
+    put(memory, [
+        card("card-a", DUP, session="s1"), card("card-b", DUP + ".", session="s2", created=T0 + timedelta(days=1)),
+        card("card-old", "Old unused note about the staging printer", session="s3"),
+        card("card-dep", "The deploy script depends on this old helper note", session="s3"),
+        card("card-hot", "The billing pool size is 40 connections", session="s4", importance=0.9),
+        card("card-sim", "Kuzu is the embedded graph database we use for graphs of cards and notes", session="s4"),
+    ], [Link(src="card-hot", dst="card-dep", rel="DEPENDS_ON", weight=1.0, created_at="2026-01-01T00:00:00+00:00")])
+    memory.dirs.access_log.write_text("".join(
+        json.dumps({"ts": (later - timedelta(hours=h)).timestamp(), "cards": accessed}) + "\n" for h in range(25)))
+
+
 def test_duplicates_are_merged_with_edges_repointed(memory):
     a = card("card-a", DUP, session="s1", created=T0)
     b = card("card-b", DUP + ".", session="s2", created=T0 + timedelta(days=1)).model_copy(update={"tags": ["kuzu"]})

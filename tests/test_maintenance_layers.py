@@ -169,24 +169,14 @@ def test_introspect_batches_the_maintenance_steps_into_one_write_hold(memory, tm
     import shutil
     from datetime import timedelta
 
-    from test_maintenance import DUP, T0, card, cards_of, edges, indexed, put
+    from test_maintenance import T0, cards_of, edges, indexed, put_night
 
     from openclaw_alaya import Alaya
     from openclaw_alaya.introspect import run
     from openclaw_alaya.maintenance import access, consolidate, forget, temperature
-    from openclaw_alaya.models import Link
 
     later = T0 + timedelta(days=400)
-    put(memory, [
-        card("card-a", DUP, session="s1"), card("card-b", DUP + ".", session="s2", created=T0 + timedelta(days=1)),
-        card("card-old", "Old unused note about the staging printer", session="s3"),
-        card("card-dep", "The deploy script depends on this old helper note", session="s3"),
-        card("card-hot", "The billing pool size is 40 connections", session="s4", importance=0.9),
-        card("card-sim", "Kuzu is the embedded graph database we use for graphs of cards and notes", session="s4"),
-    ], [Link(src="card-hot", dst="card-dep", rel="DEPENDS_ON", weight=1.0, created_at="2026-01-01T00:00:00+00:00")])
-    memory.dirs.access_log.write_text("".join(
-        json.dumps({"ts": (later - timedelta(hours=h)).timestamp(), "cards": ["card-hot", "card-b", "card-gone"]}) + "\n"
-        for h in range(25)))
+    put_night(memory, later, ["card-hot", "card-b", "card-gone"])
     shutil.copytree(memory.dirs.root, tmp_path / "apart")
     apart = Alaya(tmp_path / "apart")
 
