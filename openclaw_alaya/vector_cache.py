@@ -125,8 +125,7 @@ class VectorCache:
 
     # --- queries --------------------------------------------------------------------------
 
-    def search(self, vector: np.ndarray, limit: int, scopes: list[str] | None = None,
-               vectors: dict[str, np.ndarray] | None = None) -> list[tuple[str, float]]:
+    def search(self, vector: np.ndarray, limit: int, scopes: list[str] | None = None) -> list[tuple[str, float]]:
         """(card id, cosine similarity) best first, as LanceDB's flat cosine search."""
         q = np.asarray(vector, dtype=np.float32)
         q_norm = float(np.linalg.norm(q))
@@ -160,10 +159,7 @@ class VectorCache:
         for i in top:
             b = int(np.searchsorted(offsets, i, side="right") - 1)
             row = int(i - offsets[b])
-            block = self.blocks[b]
-            out.append((block.ids[row], float(allsims[i])))
-            if vectors is not None:
-                vectors[block.ids[row]] = np.asarray(block.matrix[row], dtype=np.float32) * block.norms[row]
+            out.append((self.blocks[b].ids[row], float(allsims[i])))
         return out
 
     def vectors_for(self, ids: list[str]) -> dict[str, np.ndarray]:

@@ -129,13 +129,11 @@ class VectorStore:
     def card_count(self) -> int:
         return self._table(CARDS).count_rows()
 
-    def vector_search(self, vector: np.ndarray, limit: int, scopes: list[str] | None = None,
-                      vectors: dict[str, np.ndarray] | None = None) -> list[tuple[str, float]]:
-        """(card id, cosine similarity) best first; `vectors`, when given, also gets each
-        hit's vector (saves recall a second lookup)."""
+    def vector_search(self, vector: np.ndarray, limit: int, scopes: list[str] | None = None) -> list[tuple[str, float]]:
+        """(card id, cosine similarity) best first."""
         cache = self._vector_cache()
         if cache is not None:
-            return cache.search(vector, limit, scopes, vectors)
+            return cache.search(vector, limit, scopes)
         query = (
             self._table(CARDS)
             .search(vector.astype(np.float32), vector_column_name="vector", query_type="vector")
@@ -143,9 +141,7 @@ class VectorStore:
         )
         if scopes:
             query = query.where(f"scope IN ({_sql_list(scopes)})", prefilter=True)
-        columns = ["id", "_distance"] + (["vector"] if vectors is not None else [])
-        data = query.limit(limit).select(columns).to_arrow()
-        _collect(data, vectors)
+        data = query.limit(limit).select(["id", "_distance"]).to_arrow()
         ids, dist = data.column("id").to_pylist(), data.column("_distance").to_pylist()
         return [(cid, 1.0 - float(d)) for cid, d in zip(ids, dist)]
 
