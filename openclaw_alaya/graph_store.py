@@ -120,7 +120,7 @@ def _bump_generation(path: Path) -> None:
         count = int(generation.read_text() or 0)
     except (FileNotFoundError, ValueError, OSError):
         count = 0
-    tmp = generation.with_name(f".{generation.name}.{os.getpid()}.tmp")
+    tmp = generation.with_name(f".{generation.name}.tmp")  # one name: a killed bump's leftover is reused
     try:  # replaced, never rewritten in place, so a reader sees the old count or the new one;
         # not fsynced: after a crash no process holds a snapshot to compare it with
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
