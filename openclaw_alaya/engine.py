@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from .graph_snapshot import SnapshotKeeper
     from .vector_store import VectorStore
 
-_APPLY_BATCH_CARDS = 500  # cards applied per write-lock hold when distilling a backlog
+_APPLY_BATCH_CARDS = 1000  # cards applied per write-lock hold when distilling a backlog (about 2 s at 10k cards)
 
 
 class IngestResult(BaseModel):

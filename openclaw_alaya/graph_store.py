@@ -223,6 +223,24 @@ class GraphStore:
             f"UNWIND $rows AS r MERGE (c:Card {{id: r.id}}) ON CREATE SET {on_create} ON MATCH SET {on_match}",
             {"rows": rows},
         )
+        self._mention(cards)
+
+    def update_provenance(self, cards: list[Card]) -> None:
+        """Set what a merge changes on stored cards (resolver.merge_into: sources, tags,
+        entities, importance, updated_at), not the whole row: a row rewrite makes Kuzu's
+        checkpoint rewrite the long text columns as well (a 0.2 s close at 10k cards)."""
+        if not cards:
+            return
+        fields = ["sources", "tags", "entities", "importance", "updated_at"]
+        rows = [{key: value for key, value in _card_row(card).items() if key in ("id", *fields)} for card in cards]
+        self._conn.execute(
+            f"UNWIND $rows AS r MATCH (c:Card {{id: r.id}}) SET {_assignments('c', 'r', _CARD_TYPES, fields)}",
+            {"rows": rows},
+        )
+        self._mention(cards)
+
+    def _mention(self, cards: list[Card]) -> None:
+        """MENTIONS edges from the cards to their entities (created as needed)."""
         mentions = [{"card": c.id, "name": e} for c in cards for e in c.entities]
         if mentions:
             self._conn.execute(

@@ -7,11 +7,14 @@ For a batch of prepared sessions (`distilling.prepare`, no vectors yet):
    session. If the endpoint is down, the cards are kept anyway: they get an all-zero vector
    (full-text search still finds them; vector search cannot) and are listed in
    `state/pending_embeddings.json` for the `embed-pending` introspect step;
-2. under the read lock, find candidate stored cards for each new card (vector + full-text);
+2. under the read lock, find candidate stored cards for each new card: one vector search for
+   the whole batch (a matrix product over the in-memory copy), full-text search for the cards
+   that state a fact or have no vector;
 3. with no lock, let the resolver decide: add, merge into a stored card, or contradict one
    (resolver.py; a configured LLM judges the pairs the rules flag);
 4. under the write lock, recheck the targets (still there, still valid), write L3 contexts
-   and L2 (`distilling.apply`), apply merges and contradictions, then L1.
+   and L2 (`distilling.apply`), apply merges (a statement per kind for the batch) and
+   contradictions, then L1 (one commit).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from .errors import AlayaError
 from .fsutil import atomic_write
 from .models import CORE_RELATIONS, Card, Link
 from .relations import expand_link, relation_description
-from .resolver import Decision, Resolver, merge_into
+from .resolver import Decision, Resolver, merge_into, states_fact
 
 if TYPE_CHECKING:
     from .engine import Alaya, DistillReport
@@ -108,14 +111,12 @@ def apply_batch(memory: "Alaya", plans: list[DistillPlan], report: "DistillRepor
         with memory.graph(write=True) as graph:
             applied, links, merged, contradicted = _write_graph(memory, graph, plans, decisions)
         rows = [card for plan in applied for card in plan.cards]
-        if rows:
-            memory.index.upsert_cards([index_row(c) for c in rows], np.stack([card_vectors[c.id] for c in rows]))
-        if merged:
-            # a merged card's index text gains the new tags and entities; its vector stays
-            old = memory.index.vectors_for([c.id for c in merged])
-            keep = [c for c in merged if c.id in old]
-            if keep:
-                memory.index.upsert_cards([index_row(c) for c in keep], np.stack([old[c.id] for c in keep]))
+        # a merged card's index text gains the new tags and entities; its vector stays
+        kept = memory.index.vectors_for([c.id for c in merged])
+        indexed = rows + [c for c in merged if c.id in kept]
+        if indexed:  # one commit for the batch
+            vectors_by_id = {**card_vectors, **kept}
+            memory.index.upsert_cards([index_row(c) for c in indexed], np.stack([vectors_by_id[c.id] for c in indexed]))
         if relation_rows:
             memory.index.upsert_relations(relation_rows, relation_vectors)
         if not embedded and rows:
@@ -129,21 +130,27 @@ def apply_batch(memory: "Alaya", plans: list[DistillPlan], report: "DistillRepor
 
 
 def find_candidates(memory: "Alaya", cards: list[Card], vectors: dict[str, np.ndarray]) -> dict[str, list[Card]]:
-    """Stored cards near each new card, by meaning and by words (under the read lock)."""
-    ids: dict[str, list[str]] = {}
+    """Stored cards of each new card's scope (the resolver compares no others) near it, under
+    the read lock: by meaning for the whole batch in one matrix product; by words too where
+    meaning is not enough: the card has no vector (embedder down), or it states a fact that a
+    stored card may contradict in other words (resolver.states_fact). A full-text query over
+    rows not yet folded into the FTS index costs tens of ms, so it is kept to those cards."""
+    ids: dict[str, list[str]] = {card.id: [] for card in cards}
     with memory.lock.read("distill (comparing with stored cards)"):
         index = memory.index
         if index.card_count() == 0:
             return {}
+        embedded = [card for card in cards if card.id in vectors and np.any(vectors[card.id])]
+        if embedded:
+            found = index.search_many(np.stack([vectors[c.id] for c in embedded]), CANDIDATES, [c.scope for c in embedded])
+            for card, hits in zip(embedded, found):
+                ids[card.id] += [cid for cid, _ in hits]
+        with_vector = {card.id for card in embedded}
         for card in cards:
-            scopes = [card.scope] if card.scope == "shared" else [card.scope, "shared"]
-            found: list[str] = []
-            vec = vectors.get(card.id)
-            if vec is not None and float(np.abs(vec).sum()) > 0:
-                found += [cid for cid, _ in index.vector_search(vec, CANDIDATES, scopes)]
-            query = " ".join(f"{card.title} {card.content}".split())[:400]
-            found += [cid for cid, _ in index.text_search(query, CANDIDATES, scopes)]
-            ids[card.id] = list(dict.fromkeys(c for c in found if c != card.id))
+            if card.id not in with_vector or states_fact(card):
+                query = " ".join(f"{card.title} {card.content}".split())[:400]
+                ids[card.id] += [cid for cid, _ in index.text_search(query, CANDIDATES, [card.scope])]
+        ids = {cid: list(dict.fromkeys(c for c in found if c != cid)) for cid, found in ids.items()}
         with memory.graph(write=False) as graph:
             stored = graph.get_cards({cid for found in ids.values() for cid in found})
     return {cid: [stored[c] for c in found if c in stored] for cid, found in ids.items()}
@@ -186,18 +193,7 @@ def _write_graph(memory: "Alaya", graph: Any, plans: list[DistillPlan], decision
     applied_sessions = {p.session.id for p in applied}
     _log_curation(memory, merges, contradictions, in_batch, new_ids, applied_sessions, stamp)
 
-    merged_cards = []
-    for target_id, card in merges.items():
-        fresh_sessions = [s for s in card.sources if s.session_id in applied_sessions]
-        if not fresh_sessions:
-            continue
-        graph.upsert_cards([card])
-        graph.link_to_sessions([{"card": card.id, "session": s.session_id, "turns": s.turn_ids} for s in fresh_sessions])
-        for s in fresh_sessions:
-            plan = next(p for p in applied if p.session.id == s.session_id)
-            by_id = {t.id: t for t in plan.session.turns}
-            memory.raw.write_context(card.id, s.session_id, [by_id[t] for t in s.turn_ids if t in by_id])
-        merged_cards.append(card)
+    merged_cards = _write_merges(memory, graph, list(merges.values()), applied)
     contradicted = 0
     links: list[Link] = []
     for decision, card in contradictions:
@@ -215,6 +211,27 @@ def _write_graph(memory: "Alaya", graph: Any, plans: list[DistillPlan], decision
     if links:
         graph.add_links(links)
     return applied, written + len(links), merged_cards, contradicted
+
+
+def _write_merges(memory: "Alaya", graph: Any, merged: list[Card], applied: list[DistillPlan]) -> list[Card]:
+    """Stored cards that gained sources from the applied sessions: their contexts (L3, one
+    batched sync), then the cards and their EXTRACTED_FROM edges (L2), a statement per kind for
+    the whole batch (a quarter of a backlog's cards can be merges). Returns the cards written."""
+    turns = {plan.session.id: {t.id: t for t in plan.session.turns} for plan in applied}
+    cards, contexts, extracted = [], [], []
+    for card in merged:
+        fresh = [s for s in card.sources if s.session_id in turns]
+        if not fresh:
+            continue
+        cards.append(card)
+        for s in fresh:
+            contexts.append((card.id, s.session_id, [turns[s.session_id][t] for t in s.turn_ids if t in turns[s.session_id]]))
+            extracted.append({"card": card.id, "session": s.session_id, "turns": s.turn_ids})
+    if cards:
+        memory.raw.write_contexts(contexts)
+        graph.update_provenance(cards)
+        graph.link_to_sessions(extracted)
+    return cards
 
 
 def _log_curation(memory, merges, contradictions, in_batch, new_ids, applied_sessions, stamp) -> None:

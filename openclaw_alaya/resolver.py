@@ -17,8 +17,9 @@ forms) and a different object. With an LLM distiller configured, the pairs the r
 that overlap a lot, are judged by the model in one call per batch, and the model's verdict
 wins; if it cannot answer, the rules stand.
 
-Candidates come from the index (vector and full-text search) under the read lock; deciding
-happens outside any lock; applying rechecks the targets under the write lock (pipeline.py).
+Candidates come from the index (vector search, and full-text search for cards that state a
+fact) under the read lock; deciding happens outside any lock; applying rechecks the targets
+under the write lock (pipeline.py).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from .models import Card
 from .text import STOPWORDS, stem
@@ -34,6 +36,7 @@ DUPLICATE_JACCARD = 0.85  # content-word overlap at which two cards say the same
 JUDGE_JACCARD = 0.5  # overlap at which the model is asked (when one is configured)
 MIN_WORDS = 4  # shorter cards are never merged: too little to be sure
 MAX_JUDGED_PAIRS = 40
+PROFILES_KEPT = 32768  # card profiles cached (a few KB each)
 
 _HEADER = re.compile(r"^\s*([^\n():]{1,60}?)\s*\(([^()\n]{0,40})\):\s*")
 _NOTE = re.compile(r"\[[^\]]*=[^\]]*\]")  # `[yesterday = 7 May 2023]` notes of the heuristic distiller
@@ -92,7 +95,14 @@ def body_and_speaker(content: str) -> tuple[str, str | None]:
 
 
 def profile(card: Card) -> Profile:
-    body, speaker = body_and_speaker(card.content)
+    return _profile(card.content, card.scope)
+
+
+@lru_cache(maxsize=PROFILES_KEPT)
+def _profile(content: str, scope: str) -> Profile:
+    """Kept per text: a stored card is a candidate for batch after batch of a backlog, and
+    its content never changes on a merge (recomputing was a tenth of a backlog's distill)."""
+    body, speaker = body_and_speaker(content)
     body = _NOTE.sub(" ", body)
     words = frozenset(stem(w) for w in _WORD.findall(body.lower()) if w not in STOPWORDS)
     facts: dict[tuple[str, str], tuple[str, str | None]] = {}
@@ -105,11 +115,18 @@ def profile(card: Card) -> Profile:
                 if subj in _NOT_NAMES:
                     continue
                 if subj in _FIRST_PERSON:
-                    subj = speaker or card.scope or "user"
+                    subj = speaker or scope or "user"
                 name = family + (":" + m.group("what") if "what" in pattern.groupindex else "")
                 old = m.groupdict().get("old")
                 facts[(subj, name)] = (_norm(m.group("obj")), _norm(old) if old else None)
     return Profile(words, facts)
+
+
+def states_fact(card: Card) -> bool:
+    """Whether the card says something (where someone lives, works, what they use…) that a
+    stored card may contradict in quite other words: only such cards need a full-text search
+    beside the vector one (pipeline.find_candidates)."""
+    return bool(profile(card).facts)
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:

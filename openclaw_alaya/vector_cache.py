@@ -29,6 +29,8 @@ _CHUNK = 2048  # rows per read while loading
 _COPY_ROWS = 256  # rows per transposing copy into the matrix
 MIN_ROWS = 2000  # below this LanceDB's own flat search is fast enough; no copy is kept
 _BLOCKS_MAX = 16  # appended blocks are merged back into one past this
+_QUERIES = 128  # queries per matrix product in search_many (128 x 100k cosines: 51 MB)
+_DOT_ROWS = 16384  # float16 rows converted at a time for a matrix product
 
 
 class _Block:
@@ -162,6 +164,37 @@ class VectorCache:
             out.append((self.blocks[b].ids[row], float(allsims[i])))
         return out
 
+    def search_many(self, queries: np.ndarray, limit: int, scopes: list[str]) -> list[list[tuple[str, float]]]:
+        """`search(queries[i], limit, [scopes[i]])` for every row, as one matrix product per
+        block for a chunk of queries instead of one pass over the copy each (distill compares
+        hundreds of new cards at once; pipeline.py)."""
+        ids = [cid for block in self.blocks for cid in block.ids]
+        out: list[list[tuple[str, float]]] = []
+        for start in range(0, len(queries), _QUERIES):
+            sims = self._similarities(queries[start:start + _QUERIES], scopes[start:start + _QUERIES])
+            k = min(limit, sims.shape[1])
+            top = np.argpartition(-sims, k - 1, axis=1)[:, :k] if k > 0 else np.zeros((len(sims), 0), dtype=int)
+            for row, cols in zip(sims, top):
+                cols = cols[np.argsort(-row[cols], kind="stable")]
+                out.append([(ids[c], float(row[c])) for c in cols if np.isfinite(row[c])])
+        return out
+
+    def _similarities(self, queries: np.ndarray, scopes: list[str]) -> np.ndarray:
+        """(queries, rows) cosines over every block; -inf for a deleted row, a row of another
+        scope than the query's, and an all-zero query."""
+        q = np.asarray(queries, dtype=np.float32)
+        lengths = np.linalg.norm(q, axis=1)
+        unit = q / np.where(lengths > 0, lengths, 1.0)[:, None]
+        wanted = np.array([self.codes.get(s, -1) for s in scopes], dtype=np.int32)[:, None]
+        parts = []
+        for block in self.blocks:
+            sims = _dot_rows(unit, block.matrix)
+            sims[~(block.alive & (block.scopes == wanted))] = -np.inf
+            parts.append(sims)
+        sims = np.concatenate(parts, axis=1) if parts else np.zeros((len(q), 0), dtype=np.float32)
+        sims[lengths == 0] = -np.inf
+        return sims
+
     def vectors_for(self, ids: list[str]) -> dict[str, np.ndarray]:
         found: dict[str, np.ndarray] = {}
         for cid in ids:
@@ -195,3 +228,12 @@ def _batches(snapshot: Any, after: int, rows: int) -> Iterator[Any]:
         return
     for offset in range(0, rows, _CHUNK):
         yield from query().offset(offset).limit(_CHUNK).to_arrow().to_batches()
+
+
+def _dot_rows(unit: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    """`unit @ matrix.T`; a float16 matrix is converted a slice of rows at a time, so the
+    transient float32 copy stays small."""
+    if matrix.dtype == np.float32:
+        return unit @ matrix.T
+    return np.concatenate([unit @ matrix[i:i + _DOT_ROWS].astype(np.float32).T
+                           for i in range(0, len(matrix), _DOT_ROWS)], axis=1)

@@ -145,6 +145,15 @@ class VectorStore:
         ids, dist = data.column("id").to_pylist(), data.column("_distance").to_pylist()
         return [(cid, 1.0 - float(d)) for cid, d in zip(ids, dist)]
 
+    def search_many(self, vectors: np.ndarray, limit: int, scopes: list[str]) -> list[list[tuple[str, float]]]:
+        """`vector_search(vectors[i], limit, [scopes[i]])` for every row: one matrix product
+        over the in-memory copy for a whole batch (distill's candidate search; worth loading
+        the copy for from two vectors on), LanceDB's own search one by one otherwise."""
+        cache = self._vector_cache(force=True) if len(vectors) > 1 else None
+        if cache is not None:
+            return cache.search_many(vectors, limit, scopes)
+        return [self.vector_search(v, limit, [s]) if np.any(v) else [] for v, s in zip(vectors, scopes)]
+
     def text_search(self, text: str, limit: int, scopes: list[str] | None = None,
                     vectors: dict[str, np.ndarray] | None = None) -> list[tuple[str, float]]:
         """(card id, BM25 score) best first; empty when the text has no searchable words.
@@ -190,14 +199,15 @@ class VectorStore:
         flat = data.column("vector").combine_chunks().flatten().to_numpy(zero_copy_only=False)
         return ids, np.asarray(flat, dtype=np.float32).reshape(len(ids), self.dim)
 
-    def _vector_cache(self):
-        """The in-memory copy, brought up to date, or None where LanceDB searches itself."""
+    def _vector_cache(self, force: bool = False):
+        """The in-memory copy, brought up to date, or None where LanceDB searches itself
+        (`force`: whatever the table's size and the process's life)."""
         from .vector_cache import MIN_ROWS, VectorCache
 
         try:
             if self._cache is None:
                 self._searches += 1
-                if not (self.resident or self._searches > 1) or self.card_count() < MIN_ROWS:
+                if not force and (not (self.resident or self._searches > 1) or self.card_count() < MIN_ROWS):
                     return None
                 self._cache = VectorCache(self._table(CARDS), self.dim, self._pinned_cards)
             self._cache.refresh()
