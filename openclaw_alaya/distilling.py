@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from .graph_store import GraphStore
-from .models import Card, DistillResult, Link, Session, SourceRef
+from .models import Card, DistillResult, Link, Session, SourceRef, Turn
 from .raw_store import RawStore
 from .relations import expand_link, normalise_relation
 
@@ -88,29 +88,23 @@ def _draft_links(session: Session, result: DistillResult, kept: set[str], stamp:
 def apply(plans: list[DistillPlan], graph: GraphStore, raw: RawStore) -> tuple[list[DistillPlan], int]:
     """Write the plans whose sessions are still where they were when prepared (L3 contexts,
     then L2). Returns the applied plans (their cards go to L1 next) and the links written."""
-    applied: list[DistillPlan] = []
     # the whole batch goes out in a few statements (one per kind, not per session) and one
     # batched sync of the context files: a backlog applies at hundreds of turns a second
-    contexts, cards, extracted, links, sessions = [], [], [], [], []
+    cards, links, sessions = [], [], []
     stamp = now_iso()
     known = graph.get_sessions([plan.session.id for plan in plans])
-    for plan in plans:
+    # the others were distilled by another process meanwhile
+    applied = [plan for plan in plans if ((known.get(plan.session.id) or {}).get("distilled_turns") or 0) == plan.start]
+    if not applied:
+        return applied, 0
+    for plan in applied:
         current = known.get(plan.session.id) or {}
-        if (current.get("distilled_turns") or 0) != plan.start:
-            continue  # another process distilled these turns meanwhile
-        turns_by_id = {turn.id: turn for turn in plan.session.turns}
-        for card in plan.cards:
-            source = card.sources[0]
-            contexts.append((card.id, source.session_id, [turns_by_id[t] for t in source.turn_ids if t in turns_by_id]))
         cards += plan.cards
-        extracted += [{"card": c.id, "session": plan.session.id, "turns": c.sources[0].turn_ids} for c in plan.cards]
         chain = ([current["last_card"]] if current.get("last_card") else []) + [c.id for c in plan.cards]
         links += [link for a, b in zip(chain, chain[1:]) for link in expand_link(a, b, "TEMPORAL_NEXT", 1.0, stamp)]
         links += plan.links
         sessions.append({**current, "distilled_turns": len(plan.session.turns), "last_card": chain[-1] if chain else None})
-        applied.append(plan)
-    if not applied:
-        return applied, 0
+    contexts, extracted = provenance(cards, applied)
     if hasattr(raw, "write_contexts"):  # L3 first, one batched sync
         raw.write_contexts(contexts)
     else:  # a stand-in store (maintenance/rebuild.py) writes them one by one
@@ -121,3 +115,17 @@ def apply(plans: list[DistillPlan], graph: GraphStore, raw: RawStore) -> tuple[l
     graph.add_links(links)
     graph.upsert_sessions(sessions)
     return applied, len(links)
+
+
+def provenance(cards: list[Card], plans: list[DistillPlan]) -> tuple[list[tuple[str, str, list[Turn]]], list[dict[str, Any]]]:
+    """The L3 context entries and EXTRACTED_FROM rows of the cards' sources in these plans'
+    sessions: a card that cards of other sessions were merged into (pipeline.py) cites each."""
+    turns = {plan.session.id: {turn.id: turn for turn in plan.session.turns} for plan in plans}
+    contexts, extracted = [], []
+    for card in cards:
+        for source in card.sources:
+            by_id = turns.get(source.session_id)
+            if by_id is not None:
+                contexts.append((card.id, source.session_id, [by_id[t] for t in source.turn_ids if t in by_id]))
+                extracted.append({"card": card.id, "session": source.session_id, "turns": source.turn_ids})
+    return contexts, extracted

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .distilling import DistillPlan, apply, index_row, index_text, now_iso
+from .distilling import DistillPlan, apply, index_row, index_text, now_iso, provenance
 from .errors import AlayaError
 from .fsutil import atomic_write
 from .models import CORE_RELATIONS, Card, Link
@@ -217,16 +217,9 @@ def _write_merges(memory: "Alaya", graph: Any, merged: list[Card], applied: list
     """Stored cards that gained sources from the applied sessions: their contexts (L3, one
     batched sync), then the cards and their EXTRACTED_FROM edges (L2), a statement per kind for
     the whole batch (a quarter of a backlog's cards can be merges). Returns the cards written."""
-    turns = {plan.session.id: {t.id: t for t in plan.session.turns} for plan in applied}
-    cards, contexts, extracted = [], [], []
-    for card in merged:
-        fresh = [s for s in card.sources if s.session_id in turns]
-        if not fresh:
-            continue
-        cards.append(card)
-        for s in fresh:
-            contexts.append((card.id, s.session_id, [turns[s.session_id][t] for t in s.turn_ids if t in turns[s.session_id]]))
-            extracted.append({"card": card.id, "session": s.session_id, "turns": s.turn_ids})
+    contexts, extracted = provenance(merged, applied)
+    fresh = {row["card"] for row in extracted}
+    cards = [card for card in merged if card.id in fresh]
     if cards:
         memory.raw.write_contexts(contexts)
         graph.update_provenance(cards)

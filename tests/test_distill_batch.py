@@ -37,10 +37,12 @@ def _cards(memory: Alaya) -> dict[str, tuple[str, list[str]]]:
     return {cid: (content, [s["session_id"] for s in json.loads(sources)]) for cid, content, sources in rows}
 
 
-def test_a_backlog_merges_a_repeated_statement_into_the_first_card(memory, small_batches):
+@pytest.mark.parametrize("batch_cards", [2, 1000], ids=["into a stored card", "within one batch"])
+def test_a_backlog_merges_a_repeated_statement_into_the_first_card(memory, monkeypatch, batch_cards):
+    monkeypatch.setattr(engine, "_APPLY_BATCH_CARDS", batch_cards)
     _ingest_repeats(memory)
     report = memory.distill()
-    assert (report.sessions, report.cards, report.merged) == (4, 5, 3)
+    assert (report.sessions, report.cards) == (4, 5)
     cards = _cards(memory)
     [(kept, (_, sessions))] = [(cid, c) for cid, c in cards.items() if REPEATED in c[0]]
     assert sessions == ["s0", "s1", "s2", "s3"]
