@@ -142,7 +142,7 @@ class VectorCache:
             if sparse:
                 sims = block.matrix[:, nz].astype(np.float32, copy=False) @ unit[nz]
             else:
-                sims = block.matrix.astype(np.float32, copy=False) @ unit
+                sims = _dot_rows(unit[None, :], block.matrix)[0]
             keep = block.alive
             if wanted is not None:
                 keep = block.masks.get(wanted)
