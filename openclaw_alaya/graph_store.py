@@ -262,13 +262,14 @@ class GraphStore:
         return {card.id: card for card in cards}
 
     def _by_ids(self, fields: str, ids: list[str]) -> list[list[Any]]:
-        """Card rows by id. `WHERE c.id IN $ids` scans the table (over 100 ms at 100k cards);
-        one primary-key lookup per id, through a prepared statement, is a fraction of that
-        for the few dozen ids a recall asks for."""
+        """Card rows by id. A list of ids is one hash join over the whole table (about 120 ms
+        at 100k cards; `WHERE c.id IN $ids` instead tests every row against the list: 1.6 s
+        for 2,500 ids); one primary-key lookup per id, through a prepared statement, is a
+        fraction of that for the few dozen ids a recall asks for."""
         if self._cards_total is None:
             self._cards_total = self._rows("MATCH (c:Card) RETURN count(c)")[0][0]
         if len(ids) > _LOOKUP_MAX or len(ids) * _LOOKUP_ROWS > self._cards_total:  # a small table: scan
-            return self._rows(f"MATCH (c:Card) WHERE c.id IN $ids RETURN {fields}", {"ids": ids})
+            return self._rows(f"UNWIND $ids AS want MATCH (c:Card {{id: want}}) RETURN {fields}", {"ids": ids})
         statement = self._prepared.get(fields)
         if statement is None:
             with warnings.catch_warnings():
