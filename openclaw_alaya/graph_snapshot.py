@@ -139,10 +139,12 @@ class SnapshotKeeper:
             return
         self._snapshot = None
         self._uses += 1
-        with open_graph() as graph:
-            if self.resident or self._uses > 1:
-                self._snapshot, self._version = GraphSnapshot(graph), current
-                release_freed_memory()
-                yield self._snapshot
-            else:
+        if not (self.resident or self._uses > 1):
+            with open_graph() as graph:
                 yield graph
+            return
+        with open_graph() as graph:
+            snapshot = GraphSnapshot(graph)
+        release_freed_memory()  # what Kuzu's scan of every card left behind
+        self._snapshot, self._version = snapshot, current
+        yield snapshot
