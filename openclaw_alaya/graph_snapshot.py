@@ -31,13 +31,22 @@ class GraphSnapshot:
     """The cards, card-card edges and entity mentions of one version of the graph."""
 
     def __init__(self, graph: GraphStore) -> None:
+        self._read_cards(graph)
+        self._read_edges(graph)
+        self._read_mentions(graph)
+
+    def _read_cards(self, graph: GraphStore) -> None:
         columns = ", ".join(f"c.{f} AS {f}" for f in CARD_FIELDS)
         self._cards = graph.arrow(f"MATCH (c:Card) RETURN offset(id(c)) AS at, {columns}")
         ids = self._cards.column("id").to_pylist()
         self._at = self._cards.column("at").to_numpy()
         self._row_of = {cid: row for row, cid in enumerate(ids)}
-        self._ids = np.empty(int(self._at.max()) + 1 if len(ids) else 0, dtype=object)  # by node offset
+        self._ids = np.empty(int(self._at.max()) + 1 if ids else 0, dtype=object)  # card id by node offset
         self._ids[self._at] = ids
+
+    def _read_edges(self, graph: GraphStore) -> None:
+        """Both directions of every card-card edge in one list sorted by the end a walk starts
+        from, so the edges touching a card are one contiguous slice."""
         edges = graph.arrow(
             f"MATCH (a:Card)-[e:{'|'.join([*CARD_RELATIONS, CUSTOM])}]->(b:Card)"
             " RETURN offset(id(a)) AS a, label(e) AS label, e.type AS type, offset(id(b)) AS b, e.weight AS w"
@@ -50,14 +59,15 @@ class GraphSnapshot:
         dst = edges.column("b").to_numpy().astype(np.int64)
         rel = np.fromiter((code[n] for n in names), dtype=np.int32, count=len(names))
         weight = np.nan_to_num(edges.column("w").to_numpy(zero_copy_only=False).astype(np.float64), nan=1.0)
-        # both directions in one list, sorted by the end we start from: edges touching a card
-        # are one contiguous slice
-        self._from = np.concatenate([src, dst])
-        self._to = np.concatenate([dst, src])
-        self._rel = np.concatenate([rel, rel])
-        self._weight = np.concatenate([weight, weight])
-        order = np.argsort(self._from, kind="stable")
-        self._from, self._to, self._rel, self._weight = (a[order] for a in (self._from, self._to, self._rel, self._weight))
+        start = np.concatenate([src, dst])
+        order = np.argsort(start, kind="stable")
+        self._from = start[order]
+        self._to = np.concatenate([dst, src])[order]
+        self._rel = np.concatenate([rel, rel])[order]
+        self._weight = np.concatenate([weight, weight])[order]
+
+    def _read_mentions(self, graph: GraphStore) -> None:
+        """Lower-cased entity name -> node offsets of the cards that mention it."""
         mentions = graph.arrow("MATCH (c:Card)-[:MENTIONS]->(e:Entity) RETURN lower(e.name) AS name, offset(id(c)) AS at")
         self._mentions: dict[str, list[int]] = {}
         for name, at in zip(mentions.column("name").to_pylist(), mentions.column("at").to_pylist()):

@@ -55,6 +55,13 @@ def test_snapshot_answers_as_the_graph_does(memory):
     assert snapshot.fanout([ids["d"]]) == {"INSPIRED_BY": 1, "SIMILAR_TO": 1}  # names normalised
 
 
+def test_snapshot_of_an_empty_graph(memory):
+    with memory.lock.read("test"), memory.graph(write=False) as graph:
+        snapshot = GraphSnapshot(graph)
+    assert snapshot.get_cards(["card-x"]) == {} and snapshot.neighbours(["card-x"], None) == []
+    assert snapshot.fanout(["card-x"]) == {} and snapshot.card_ids_mentioning(["Alice"]) == []
+
+
 def test_recall_sees_what_another_process_wrote(memory):
     ids = _store(memory)
     for _ in range(2):  # from the second recall on, this process answers from its snapshot
