@@ -150,3 +150,21 @@ def test_a_kill_after_the_swap_is_finished_by_the_next_command(store):
     assert any(json.loads(r)["op"] == "merge" for r in curation(memory))  # L3 before L2
     assert verify(memory)["ok"]  # its read recovers first (journal.py)
     assert "card-b" not in indexed(memory)
+
+
+@pytest.mark.parametrize("copy", [True, False])
+def test_an_access_log_another_introspect_folded_meanwhile_counts_once(store, caplog, monkeypatch, copy):
+    from openclaw_alaya.maintenance import access
+
+    take = shadow.take
+
+    def folded_by_another_run_first(memory):
+        access.fold(memory)  # what a second introspect's fold-access does with the rotated log
+        return take(memory) if copy else None
+
+    monkeypatch.setattr(shadow, "take", folded_by_another_run_first)
+    _reports, how = introspect(store, caplog)
+    assert how == "in-place"  # the copy (if any) had the log counted again: not swapped in
+    assert cards_of(store)["card-hot"].access_count == 25  # 25 recalls, not 50
+    assert not list(store.dirs.state.glob("access.folding-*"))
+    assert verify(store)["ok"]

@@ -6,7 +6,8 @@ Safe against recalls appending meanwhile: under the write lock the log is rename
 `state/access.folding-<stamp>.jsonl` (a recall that opens the log afterwards creates a new one;
 appends are single O_APPEND writes), it is read outside the lock, and the counts are applied and
 the renamed file removed in one short write-lock hold. A crash in between leaves the renamed
-file, which the next run folds.
+file, which the next run folds; a file another introspect folded meanwhile is gone by then and
+is not counted again (`still_pending`).
 """
 
 from __future__ import annotations
@@ -60,6 +61,13 @@ def rotate(memory: "Alaya") -> list[Path]:
     return _pending(memory)
 
 
+def still_pending(paths: list[Path]) -> list[Path]:
+    """Under the write lock: the rotated logs no other introspect has folded since they were
+    read (a fold removes its files in the hold that applies them; counting one twice would
+    inflate every card's usage in it)."""
+    return [path for path in paths if path.exists()]
+
+
 def apply_counts(graph: Any, counts: Counter, last: dict[str, float]) -> int:
     """Under the write lock: add the counts; returns how many cards matched."""
     if not counts:
@@ -85,8 +93,11 @@ def fold(memory: "Alaya", *, now: Any = None, dry_run: bool = False) -> dict[str
         return {"lines": 0, "cards": 0, "accesses": 0}
     counts, last, lines = aggregate(paths)
     with memory.lock.write("introspect fold-access"):
+        pending = still_pending(paths)
+        if pending != paths:
+            counts, last, lines = aggregate(pending)
         with memory.graph(write=True) as graph:
             found = apply_counts(graph, counts, last)
-        for path in paths:
+        for path in pending:
             path.unlink(missing_ok=True)
     return {"lines": lines, "cards": found, "accesses": sum(counts.values()), "unknown_cards": len(counts) - found}

@@ -215,6 +215,11 @@ def _apply(memory: "Alaya", batch: _Batch, intro: Any, operation: str) -> _Appli
             outside.lap("apply to the copy")
         with memory.lock.write(operation):
             held = _Laps()
+            pending = access.still_pending(batch.fold_paths)
+            if pending != batch.fold_paths:  # another introspect folded some: count them once
+                hits, last, _lines = access.aggregate(pending)
+                batch = dataclasses.replace(batch, hits=hits, last=last, fold_paths=pending)
+                applied = None  # the copy has them counted
             if copy is not None and applied is not None and copy.unchanged():
                 append_lines(memory, CURATION_LOG, applied.curation)  # L3 before L2
                 held.lap("L3 log")
