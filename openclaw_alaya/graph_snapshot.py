@@ -139,6 +139,13 @@ class SnapshotKeeper:
         self._version: Any = None
         self._uses = 0
 
+    def empty(self) -> bool:
+        return self._snapshot is None
+
+    def stale(self) -> bool:
+        """A snapshot is kept and the graph has changed since it was read."""
+        return self._snapshot is not None and version(self.graph_path) != self._version
+
     @contextmanager
     def view(self, open_graph: Callable[[], GraphStore]) -> Iterator[GraphView]:
         """Call under the read lock: the snapshot when it is current, else the graph itself

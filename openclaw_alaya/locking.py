@@ -38,12 +38,13 @@ class StoreLock:
         self.write_holds: list[tuple[str, float]] = []  # (operation, seconds held), for benchmarks
 
     @contextmanager
-    def read(self, operation: str) -> Iterator[None]:
+    def read(self, operation: str, *, timeout: float | None = None) -> Iterator[None]:
+        """The shared lock; `timeout` instead of the configured one (0: only if free now)."""
         outermost = not _held.get(self._path)
         if outermost and self._recover is not None and journal.needs_recovery(self.data_dir):
             with self.write(f"recovery before {operation}"):  # a read never sees a dead write's half
                 pass
-        with self._acquire(self._lock.read_lock, operation):
+        with self._acquire(self._lock.read_lock, operation, timeout):
             yield
 
     @contextmanager
@@ -68,16 +69,17 @@ class StoreLock:
                 self.write_holds.append((operation, time.perf_counter() - started))
 
     @contextmanager
-    def _acquire(self, factory, operation: str) -> Iterator[None]:
+    def _acquire(self, factory, operation: str, timeout: float | None = None) -> Iterator[None]:
+        timeout = self.timeout if timeout is None else timeout
         old_umask = os.umask(0o077)  # whatever the stores create in here is owner-only
         try:
-            ctx = factory(timeout=self.timeout)
+            ctx = factory(timeout=timeout)
             ctx.__enter__()
         except Timeout:
             os.umask(old_umask)
             raise LockTimeoutError(
                 f"{self.data_dir}: could not get the lock for {operation} within "
-                f"{self.timeout:g}s; held by {self._describe_holder()}"
+                f"{timeout:g}s; held by {self._describe_holder()}"
             ) from None
         _held[self._path] = _held.get(self._path, 0) + 1
         try:

@@ -43,6 +43,7 @@ PID_FILE = "serve.pid"
 LOG_FILE = "serve.log"
 _MAX_REQUEST_BYTES = 64 * 1024 * 1024
 _READ_TIMEOUT = 30.0  # seconds for a client to send its request
+_TICK = 1.0  # seconds between idle checks (exit, graph snapshot) while no request comes
 _ALLOWED = (("hook", "session-start"), ("recall",))
 
 
@@ -156,7 +157,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     stale = not running and socket_path(root).exists()
     report = {"running": bool(running), "data_dir": str(root), "socket": str(socket_path(root)), "stale_socket": stale}
     if running:
-        report.update({k: running[k] for k in ("pid", "uptime_s", "requests", "idle_exit_minutes", "version") if k in running})
+        report.update({k: running[k] for k in ("pid", "uptime_s", "requests", "idle_exit_minutes", "version",
+                                                "graph_snapshot") if k in running})
     if args.json:
         print(json.dumps(report, indent=2))
     elif running:
@@ -241,6 +243,7 @@ class Server:
                 self._restart = self._stop = True
                 raise _Restart()
             self._lock_timeout = timeout
+            fresh.graph_views.resident = True
             self._memory, self._memory_key = fresh, key
         return self._memory
 
@@ -256,7 +259,6 @@ class Server:
                 memory.embedder.embed(["warm up"])
                 index = memory.index
                 index.resident = True
-                memory.graph_views.resident = True
                 index.card_count()
                 index.relation_vectors()
                 index.vector_search(memory.embedder.embed(["warm up"])[0], 1)  # loads the vector copy
@@ -297,19 +299,21 @@ class Server:
         last = time.monotonic()
         try:
             while not self._stop:
-                sock.settimeout(min(self.idle, 60.0) if self.idle > 0 else 60.0)
+                sock.settimeout(_TICK)
                 try:
                     conn, _ = sock.accept()
                 except socket.timeout:
                     if self.idle > 0 and time.monotonic() - last >= self.idle:
                         print("alaya serve: idle, exiting", file=sys.stderr, flush=True)
                         break
+                    self.refresh_snapshot()
                     continue
                 except InterruptedError:
                     continue
                 last = time.monotonic()
                 with conn:
                     self._handle(conn)
+                self.refresh_snapshot()
                 last = time.monotonic()
         finally:
             resident.set_provider(None)
@@ -322,6 +326,28 @@ class Server:
             print("alaya serve: configuration changed, restarting", file=sys.stderr, flush=True)
             os.execv(sys.executable, [sys.executable, "-m", "openclaw_alaya.serve", "--data-dir", str(self.root),
                                       "--idle-exit", str(self.idle / 60)])
+
+    def refresh_snapshot(self) -> None:
+        """After each request and each idle second: re-read the graph snapshot once another
+        process changed the graph (a capture at a session's end), so that the next
+        session-start does not wait for it (about 1 s at 100k cards). A lock that cannot be had
+        at once is tried again next time."""
+        try:
+            memory = self.memory_for(self.root)
+            views = memory.graph_views
+            if views.stale():
+                with memory.lock.read("serve (graph snapshot)", timeout=0):
+                    with views.view(lambda: memory.graph(write=False)):
+                        pass
+        except (_Restart, AlayaError, OSError):
+            pass  # a restart is already decided; anything else: the next request reads the graph itself
+
+    def _snapshot_state(self) -> str:
+        """"current", "stale" (the graph changed; re-read between requests) or "none"."""
+        views = self._memory.graph_views if self._memory is not None else None
+        if views is None or views.empty():
+            return "none"
+        return "stale" if views.stale() else "current"
 
     def _on_signal(self, signum: int, frame: Any) -> None:
         self._stop = True
@@ -344,7 +370,8 @@ class Server:
             if op == "status":
                 return _send(conn, {"ok": True, "pid": os.getpid(), "uptime_s": time.time() - self.started,
                                     "requests": self.requests, "idle_exit_minutes": self.idle / 60,
-                                    "data_dir": str(self.root), "version": _version()})
+                                    "data_dir": str(self.root), "version": _version(),
+                                    "graph_snapshot": self._snapshot_state()})
             if op == "stop":
                 self._stop = True
                 return _send(conn, {"ok": True, "pid": os.getpid()})

@@ -189,6 +189,23 @@ def test_served_read_waits_for_a_writer_and_holds_nothing_between_requests(daemo
             assert graph.counts()["cards"] > 0
 
 
+def test_graph_snapshot_is_read_again_between_requests_after_a_write(daemon):
+    def snapshot() -> str:
+        reply = request(daemon, {"op": "status"}, timeout=10)
+        assert reply and reply["ok"], reply
+        return reply["graph_snapshot"]
+
+    assert snapshot() == "current"  # read at warm-up
+    cards = json.loads(alaya(daemon, "recall", "Kuzu graph database", "--json", env={"ALAYA_NO_SERVE": "1"}).stdout)
+    ids = [n["card_id"] for n in cards["nodes"]]
+    assert len(ids) >= 2
+    linked = alaya(daemon, "link", ids[0], ids[1], "--rel", "CAUSES", env={"ALAYA_NO_SERVE": "1"})
+    assert linked.returncode == 0, linked.stderr
+    assert _wait(lambda: snapshot() == "current", 20), "re-read without waiting for a request"
+    served = json.loads(alaya(daemon, "recall", "--from-nodes", ids[0], "--json").stdout)
+    assert ids[1] in {n["card_id"] for n in served["nodes"] if n["matched_rel"] == "CAUSES"}
+
+
 def test_only_read_commands_are_served(daemon):
     reply = request(daemon, {"op": "run", "argv": ["--data-dir", str(daemon), "init"], "stdin": None})
     assert reply == {"ok": False, "error": "command not served"}
