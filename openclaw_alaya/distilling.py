@@ -105,11 +105,7 @@ def apply(plans: list[DistillPlan], graph: GraphStore, raw: RawStore) -> tuple[l
         links += plan.links
         sessions.append({**current, "distilled_turns": len(plan.session.turns), "last_card": chain[-1] if chain else None})
     contexts, extracted = provenance(cards, applied)
-    if hasattr(raw, "write_contexts"):  # L3 first, one batched sync
-        raw.write_contexts(contexts)
-    else:  # a stand-in store (maintenance/rebuild.py) writes them one by one
-        for card_id, session_id, turns in contexts:
-            raw.write_context(card_id, session_id, turns)
+    raw.write_contexts(contexts)  # L3 first, one batched sync
     graph.upsert_cards(cards)
     graph.link_to_sessions(extracted)
     graph.add_links(links)

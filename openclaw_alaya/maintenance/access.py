@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 _FOLDING = "access.folding-"
 
 
-def _pending(memory: "Alaya") -> list[Path]:
+def pending(memory: "Alaya") -> list[Path]:
     return sorted(memory.dirs.state.glob(f"{_FOLDING}*.jsonl"))
 
 
@@ -58,7 +58,7 @@ def rotate(memory: "Alaya") -> list[Path]:
         with memory.lock.write("introspect fold-access (rotate log)"):
             if log.exists():
                 os.replace(log, memory.dirs.state / f"{_FOLDING}{time.time_ns()}.jsonl")
-    return _pending(memory)
+    return pending(memory)
 
 
 def still_pending(paths: list[Path]) -> list[Path]:
@@ -86,18 +86,18 @@ def apply_counts(graph: Any, counts: Counter, last: dict[str, float]) -> int:
 def fold(memory: "Alaya", *, now: Any = None, dry_run: bool = False) -> dict[str, Any]:
     log = memory.dirs.access_log
     if dry_run:
-        counts, _last, lines = aggregate([*_pending(memory), log] if log.exists() else _pending(memory))
+        counts, _last, lines = aggregate([*pending(memory), log] if log.exists() else pending(memory))
         return {"lines": lines, "cards": len(counts), "accesses": sum(counts.values()), "dry_run": True}
     paths = rotate(memory)
     if not paths:
         return {"lines": 0, "cards": 0, "accesses": 0}
     counts, last, lines = aggregate(paths)
     with memory.lock.write("introspect fold-access"):
-        pending = still_pending(paths)
-        if pending != paths:
-            counts, last, lines = aggregate(pending)
+        unfolded = still_pending(paths)
+        if unfolded != paths:
+            counts, last, lines = aggregate(unfolded)
         with memory.graph(write=True) as graph:
             found = apply_counts(graph, counts, last)
-        for path in pending:
+        for path in unfolded:
             path.unlink(missing_ok=True)
     return {"lines": lines, "cards": found, "accesses": sum(counts.values()), "unknown_cards": len(counts) - found}

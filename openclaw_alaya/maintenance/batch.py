@@ -41,7 +41,15 @@ import numpy as np
 from ..distilling import index_row, index_text
 from . import access, consolidate, forget, shadow, temperature
 from .bulk import delete_cards
-from .common import CURATION_LOG, append_lines, as_datetime, card_rows, iso, log_lines
+from .common import (
+    CURATION_LOG,
+    append_lines,
+    as_datetime,
+    card_rows,
+    iso,
+    log_lines,
+    present_ids,
+)
 
 if TYPE_CHECKING:
     from ..engine import Alaya
@@ -254,8 +262,7 @@ def _apply_graph(graph: Any, batch: _Batch, intro: Any) -> _Applied:
     gone = set(done["mapping"])
     if batch.updates:
         temperature.apply_updates(graph, [u for u in batch.updates if u["id"] not in gone])
-    present = {r[0] for r in graph.query("MATCH (c:Card) WHERE c.id IN $ids RETURN c.id",
-                                         {"ids": [c.id for c in batch.restore]})} if batch.restore else set()
+    present = present_ids(graph, [c.id for c in batch.restore])
     forgotten: list[str] = []
     if batch.chosen:
         # re-check on the cards as this transaction left them: recalled, warmed up or newly
@@ -289,9 +296,9 @@ def _after_merges(by_id: dict[str, Any], by_keep: dict[str, list[str]], stamp: s
         group = [by_id[c] for c in [keep, *drops] if c in by_id]
         if keep not in by_id:
             continue
-        seen = [r.last_accessed for r in group if r.last_accessed]
+        count, seen = consolidate.summed_usage(group)
         future[keep] = dataclasses.replace(
-            by_id[keep], access_count=sum(r.access_count for r in group), last_accessed=max(seen) if seen else None,
+            by_id[keep], access_count=count, last_accessed=seen,
             importance=max(r.importance for r in group), updated_at=stamp)
         for drop in drops:
             future.pop(drop, None)

@@ -83,8 +83,8 @@ def card_rows(graph: "GraphStore", ids: list[str] | None = None) -> list[CardRow
     if ids is None:
         rows = graph.query(f"MATCH (c:Card) RETURN {fields} ORDER BY c.id")
     else:  # LOAD FROM: a long `IN $ids` list is a scan per id in Kuzu 0.11
-        table = pa.Table.from_pylist([{"want": i} for i in ids], schema=pa.schema([("want", pa.string())]))
-        rows = graph.query(f"LOAD FROM $rows MATCH (c:Card {{id: want}}) RETURN {fields} ORDER BY c.id", {"rows": table})
+        rows = graph.query(f"LOAD FROM $rows MATCH (c:Card {{id: want}}) RETURN {fields} ORDER BY c.id",
+                           {"rows": _id_table(ids)})
     out = []
     for row in rows:
         d = dict(zip(CARD_COLUMNS, row))
@@ -100,13 +100,26 @@ def card_rows(graph: "GraphStore", ids: list[str] | None = None) -> list[CardRow
     return out
 
 
+def present_ids(graph: "GraphStore", ids: list[str]) -> set[str]:
+    """Those of `ids` that are cards in the graph (e.g. cards to re-index that a merge or
+    forget removed meanwhile are not)."""
+    if not ids:
+        return set()
+    return {r[0] for r in graph.query("LOAD FROM $rows MATCH (c:Card {id: want}) RETURN c.id", {"rows": _id_table(ids)})}
+
+
+def _id_table(ids: list[str]) -> pa.Table:
+    """`ids` as a table for LOAD FROM: a long `IN $ids` list is a scan per id in Kuzu 0.11."""
+    return pa.Table.from_pylist([{"want": i} for i in ids], schema=pa.schema([("want", pa.string())]))
+
+
 def card_edges(graph: "GraphStore", ids: list[str] | None = None) -> list[tuple[str, str, str, float, str | None]]:
     """(src, relation name, dst, weight, created_at) for card→card edges, all or touching `ids`."""
     ret = "RETURN a.id, label(e), e.type, b.id, e.weight, e.created_at"
     if ids is None:
         rows = graph.query(f"MATCH (a:Card)-[e]->(b:Card) {ret}")
     else:
-        table = pa.Table.from_pylist([{"want": i} for i in ids], schema=pa.schema([("want", pa.string())]))
+        table = _id_table(ids)
         found = graph.query(f"LOAD FROM $rows MATCH (a:Card {{id: want}})-[e]->(b:Card) {ret}", {"rows": table})
         found += graph.query(f"LOAD FROM $rows MATCH (a:Card)-[e]->(b:Card {{id: want}}) {ret}", {"rows": table})
         rows = list({(r[0], r[1], r[2], r[3]): r for r in found}.values())

@@ -175,20 +175,20 @@ def consolidate(memory: "Alaya", *, now: Any = None, dry_run: bool = False) -> d
     }
     if dry_run or not (p["merges"] or p["similar"]):
         return report
-    applied = apply(memory, p["merges"], p["similar"], moment)
+    applied = apply(memory, p["merges"], p["similar"], moment, set(ids))
     report.update(merged=applied["merged"], similar_linked=applied["similar"], skipped_changed=applied["skipped"])
     return report
 
 
 def apply(memory: "Alaya", merges: list[tuple[str, str, float]], similar: list[tuple[str, str, float]],
-          moment: Any) -> dict[str, int]:
+          moment: Any, indexed: set[str]) -> dict[str, int]:
+    """`indexed`: the ids with an L1 row (the caller read them all for the plan)."""
     stamp = iso(moment)
     by_keep = group_merges(merges)
     # Outside the lock: the merged cards and their new vectors, from a snapshot...
     with memory.lock.read("introspect consolidate (reading duplicates)"):
         with memory.graph(write=False) as graph:
             snapshot = graph.get_cards(involved_in(by_keep))
-        indexed = set(memory.index.vectors_for([k for k in by_keep]))
     prepared = prepare(memory, by_keep, snapshot, indexed, stamp)
     # ...applied under the write lock only if nobody changed those cards meanwhile.
     with memory.lock.write("introspect consolidate"):
@@ -287,6 +287,13 @@ def index_changes(prepared: dict[str, Any], done: dict[str, Any], *, leave_out: 
             [prepared["vectors"][k] for k in refresh])
 
 
+def summed_usage(cards: list[Any]) -> tuple[int, str | None]:
+    """A merged card's usage: the summed access_count and the latest last_accessed of the cards
+    merged (ISO times in UTC compare as strings)."""
+    seen = [c.last_accessed for c in cards if c.last_accessed]
+    return sum(c.access_count for c in cards), max(seen) if seen else None
+
+
 def _merge_in_graph(graph: Any, ok: dict[str, list[str]], planned: dict[str, Card], current: dict[str, Card],
                     mapping: dict[str, str], stamp: str) -> None:
     drops = list(mapping)
@@ -294,11 +301,9 @@ def _merge_in_graph(graph: Any, ok: dict[str, list[str]], planned: dict[str, Car
     graph.upsert_cards([planned[k] for k in ok])
     usage = []
     for keep, ds in ok.items():
-        cards = [current[c] for c in [keep, *ds]]
-        seen = [c.last_accessed for c in cards if c.last_accessed]
-        usage.append({"id": keep, "n": sum(c.access_count for c in cards), "seen": max(seen) if seen else None})
-    bulk.set_cards(graph, [{"id": u["id"], "access_count": u["n"], "last_accessed": u["seen"]} for u in usage],
-                   {"access_count": pa.int64(), "last_accessed": pa.string()})
+        n, seen = summed_usage([current[c] for c in [keep, *ds]])
+        usage.append({"id": keep, "access_count": n, "last_accessed": seen})
+    bulk.set_cards(graph, usage, {"access_count": pa.int64(), "last_accessed": pa.string()})
     links = []
     for src, rel, dst, weight, created in edges:
         a, b = mapping.get(src, src), mapping.get(dst, dst)

@@ -20,9 +20,6 @@ from .common import CURATION_LOG, append_log, as_datetime, card_rows, iso, parse
 if TYPE_CHECKING:
     from ..engine import Alaya
 
-DEPENDENCY_RELATIONS = ("DEPENDS_ON", "CAUSED_BY", "CAUSES")
-
-
 def depended_on(graph: Any) -> set[str]:
     """Cards some other card depends on: targets of DEPENDS_ON / CAUSED_BY, sources of CAUSES."""
     found = {r[0] for r in graph.query("MATCH (a:Card)-[:DEPENDS_ON]->(b:Card) WHERE a.id <> b.id RETURN DISTINCT b.id")}

@@ -56,6 +56,11 @@ class _Contexts:
         if not (self.raw.contexts_dir / f"{card_id}.json").exists():
             self.raw.write_context(card_id, session_id, turns)
 
+    def write_contexts(self, items: list[tuple[str, str, list[Any]]]) -> None:
+        """As `write_context`, one entry after the other."""
+        for card_id, session_id, turns in items:
+            self.write_context(card_id, session_id, turns)
+
 
 def fingerprint(memory: "Alaya") -> list[Any]:
     files = [memory.raw.sessions_dir / m / f for m in sorted(os.listdir(memory.raw.sessions_dir))

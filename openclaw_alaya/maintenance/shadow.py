@@ -63,11 +63,7 @@ class Copy:
 
     def sync(self) -> None:
         """Make the applied copy durable before the lock, so the swap under it is only a rename."""
-        fd = os.open(self.path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        _fsync_dir(self.path)
 
     def unchanged(self) -> bool:
         """Under the write lock: no writer touched the graph since the copy, and the copy is

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from . import access
 from .temperature import histogram
 
 if TYPE_CHECKING:
@@ -31,12 +32,11 @@ def details(memory: "Alaya") -> dict[str, Any]:
         with memory.graph(write=False) as graph:
             tiers = dict(graph.query("MATCH (c:Card) RETURN c.tier, count(*)"))
             temps = [r[0] for r in graph.query("MATCH (c:Card) RETURN c.temperature") if r[0] is not None]
-        relations = memory.index.relation_count() if hasattr(memory.index, "relation_count") else None
     root = memory.dirs.root
     raw_sessions = memory.raw.session_ids()
     contexts = len(list(memory.raw.contexts_dir.glob("*.json"))) if memory.raw.contexts_dir.is_dir() else 0
     access_lines = 0
-    for log in [memory.dirs.access_log, *memory.dirs.state.glob("access.folding-*.jsonl")]:
+    for log in [memory.dirs.access_log, *access.pending(memory)]:
         if log.exists():
             with open(log, "rb") as handle:
                 access_lines += sum(1 for _ in handle)
@@ -46,8 +46,6 @@ def details(memory: "Alaya") -> dict[str, Any]:
         "L1": {"bytes": size_of(memory.dirs.lancedb)},
         "state": {"bytes": size_of(memory.dirs.state)},
     }
-    if relations is not None:
-        layers["L1"]["relations"] = relations
     return {
         "tiers": {t: int(tiers.get(t, 0)) for t in ("HOT", "WARM", "COLD")},
         "temperature_histogram": histogram(temps),

@@ -34,7 +34,7 @@ import pyarrow as pa
 from ..config import TemperatureConfig
 from ..distilling import index_row, index_text
 from .bulk import set_cards
-from .common import CardRow, as_datetime, card_rows, parse_time
+from .common import CardRow, as_datetime, card_rows, parse_time, present_ids
 
 if TYPE_CHECKING:
     from ..engine import Alaya
@@ -137,8 +137,7 @@ def cool_down(memory: "Alaya", *, now: Any = None, dry_run: bool = False) -> dic
     with memory.lock.write("introspect cool-down"):
         with memory.graph(write=True) as graph:
             apply_updates(graph, p["updates"])
-            present = {r[0] for r in graph.query("MATCH (c:Card) WHERE c.id IN $ids RETURN c.id",
-                                                 {"ids": [c.id for c in restore]})} if restore else set()
+            present = present_ids(graph, [c.id for c in restore])
         memory.index.delete_cards(p["drop_rows"])
         keep = [i for i, card in enumerate(restore) if card.id in present]
         if keep:

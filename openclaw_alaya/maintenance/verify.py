@@ -22,6 +22,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from .. import journal
+from .common import card_edges
 
 if TYPE_CHECKING:
     from ..engine import Alaya
@@ -33,7 +34,7 @@ def verify(memory: "Alaya") -> dict[str, Any]:
         with memory.graph(write=False) as graph:
             cards = graph.query("MATCH (c:Card) RETURN c.id, c.tier, c.sources, c.title, c.created_at")
             extracted = graph.query("MATCH (c:Card)-[:EXTRACTED_FROM]->(s:Session) RETURN c.id, s.id")
-            edges = graph.query("MATCH (a:Card)-[e]->(b:Card) RETURN a.id, label(e), e.type, b.id")
+            edges = card_edges(graph)
         indexed = set(memory.index.card_ids())
         sessions = set(memory.raw.session_ids())
         problems: list[dict[str, Any]] = journal.check(memory)
@@ -61,8 +62,7 @@ def verify(memory: "Alaya") -> dict[str, Any]:
         problems.append({"kind": "stale_l1_row", "card": cid, "detail": "L1 row for a card that is not in L2"})
     for cid in sorted(c for c in indexed & real if tiers.get(c) == "COLD"):
         problems.append({"kind": "stale_l1_row", "card": cid, "detail": "COLD card still has an L1 row"})
-    for src, label, custom, dst in edges:
-        rel = custom if label == "CUSTOM" else label
+    for src, rel, dst, _weight, _created in edges:
         for end in (src, dst):
             if end not in real:
                 problems.append({"kind": "orphan_edge", "card": end, "detail": f"{src} -[{rel}]-> {dst}: no card {end}"})
