@@ -20,6 +20,7 @@ from .errors import InputError
 
 if TYPE_CHECKING:
     from .engine import Alaya, IngestResult
+    from .models import Session
 
 CHUNK = 200  # sessions per write-lock hold
 SESSION_SUFFIXES = (".json", ".jsonl")
@@ -81,43 +82,46 @@ def _ingest_chunk(memory: "Alaya", sources: list[Any], agent_id: str | None, inc
     return results
 
 
+def session_row(memory: "Alaya", session: "Session", path: Path, known: dict[str, Any],
+                ingested_at: str) -> dict[str, Any]:
+    """The Session node for a stored session (`Alaya.ingest`, `_apply`, journal recovery):
+    turn count and path from L3, distill progress kept from the node it replaces (`known`)."""
+    return {
+        "id": session.id,
+        "agent_id": session.agent_id,
+        "started_at": session.started_at,
+        "ingested_at": ingested_at,
+        "path": str(path),
+        "title": redact.clean_text(memory, session.title),
+        "source_format": session.source_format,
+        "turn_count": len(session.turns),
+        "distilled_turns": known.get("distilled_turns") or 0,
+        "last_card": known.get("last_card"),
+    }
+
+
 def _apply(memory: "Alaya", sessions: list[Any]) -> list["IngestResult"]:
     from .distilling import now_iso
     from .engine import IngestResult
 
     with memory.lock.write(f"ingest {len(sessions)} sessions ({sessions[0].id} …)"):
-        merged_all, fresh_all, paths = [], [], {}
-        to_write = []
+        merged_all, fresh_all = [], []
         for session in sessions:
             merged, new_turns = memory.raw.merge(session)
             merged_all.append(merged)
             fresh_all.append(new_turns)
-            stored = None if new_turns else memory.raw.find(merged.id)
-            if stored is not None:
-                paths[merged.id] = stored
-            else:
-                to_write.append(merged)
+        unchanged = memory.raw.find_many([m.id for m, f in zip(merged_all, fresh_all) if not f])
+        paths = {sid: path for sid, path in unchanged.items() if path is not None}
+        to_write = [m for m in merged_all if m.id not in paths]
         if to_write:
             paths.update(zip((s.id for s in to_write), memory.raw.write_many(to_write)))
         stamp = now_iso()
         with memory.graph(write=True) as graph:
-            rows = []
             stored = graph.get_sessions([m.id for m in merged_all])
-            for merged in merged_all:
-                known = stored.get(merged.id) or {}
-                rows.append({
-                    "id": merged.id,
-                    "agent_id": merged.agent_id,
-                    "started_at": merged.started_at,
-                    "ingested_at": stamp,
-                    "path": str(paths[merged.id]),
-                    "title": redact.clean_text(memory, merged.title),
-                    "source_format": merged.source_format,
-                    "turn_count": len(merged.turns),
-                    "distilled_turns": known.get("distilled_turns") or 0,
-                    "last_card": known.get("last_card"),
-                })
-            graph.upsert_sessions(rows)
+            graph.upsert_sessions([
+                session_row(memory, merged, paths[merged.id], stored.get(merged.id) or {}, stamp)
+                for merged in merged_all
+            ])
         redact.record_new_turns(memory, [t for fresh in fresh_all for t in fresh])
     return [
         IngestResult(session_id=m.id, new_turns=len(f), total_turns=len(m.turns), path=str(paths[m.id]))

@@ -148,21 +148,10 @@ class Alaya:
             stored = None if new_turns else self.raw.find(merged.id)
             path = stored or self.raw.write(merged)
             with self.graph(write=True) as graph:
+                from .batch_ingest import session_row
+
                 known = graph.get_session(merged.id) or {}
-                graph.upsert_session(
-                    {
-                        "id": merged.id,
-                        "agent_id": merged.agent_id,
-                        "started_at": merged.started_at,
-                        "ingested_at": now_iso(),
-                        "path": str(path),
-                        "title": redact.clean_text(self, merged.title),
-                        "source_format": merged.source_format,
-                        "turn_count": len(merged.turns),
-                        "distilled_turns": known.get("distilled_turns") or 0,
-                        "last_card": known.get("last_card"),
-                    }
-                )
+                graph.upsert_session(session_row(self, merged, path, known, now_iso()))
             redact.record_new_turns(self, new_turns)
         return IngestResult(session_id=merged.id, new_turns=len(new_turns), total_turns=len(merged.turns), path=str(path))
 

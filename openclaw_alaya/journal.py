@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .datadir import DataDir
 from .fsutil import atomic_write
 
 if TYPE_CHECKING:
@@ -45,6 +46,11 @@ class Journal:
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
+
+    @classmethod
+    def of(cls, root: Path) -> "Journal":
+        """The journal of the data directory `root`."""
+        return cls(DataDir(root).journal)
 
     def begin(self, operation: str) -> Path | None:
         if not self.folder.is_dir():  # before `alaya init` made it (init itself)
@@ -78,12 +84,11 @@ class Journal:
 def needs_recovery(root: Path) -> bool:
     """Cheap (one directory listing, one stat): a dead write's record, or a Kuzu checkpoint
     that was cut off (a read-only open cannot replay it)."""
-    journal = root / "journal"
-    try:
-        if any(p.suffix == ".json" and not p.name.startswith(".") for p in journal.iterdir()):
-            return True
-    except OSError:
-        pass
+    return bool(Journal.of(root).pending()) or _checkpoint_cut_off(root)
+
+
+def _checkpoint_cut_off(root: Path) -> bool:
+    """Kuzu left its checkpoint shadow file behind: a checkpoint was cut off."""
     return (root / "graph.kuzu.shadow").exists()
 
 
@@ -91,7 +96,7 @@ def recover(memory: "Alaya") -> dict[str, Any]:
     """Reconcile after dead writes (the caller holds the write lock). Returns what was fixed."""
     journal = Journal(memory.dirs.journal)
     records = journal.records()
-    if not records and not (memory.dirs.root / "graph.kuzu.shadow").exists():
+    if not records and not _checkpoint_cut_off(memory.dirs.root):
         return {}
     if not memory.dirs.graph.exists():
         for record in records:
@@ -123,22 +128,16 @@ def _reconcile_sessions(memory: "Alaya", graph: "GraphStore", since: float) -> l
             continue
         if row is not None and not changed:
             continue
-        session = memory.raw.load(sid)
+        session = memory.raw.load_file(path)
         if session is None:
             continue
         if row is not None and row.get("turn_count") == len(session.turns) and row.get("path") == str(path):
             continue
-        from . import redact
+        from .batch_ingest import session_row
         from .distilling import now_iso
 
         row = row or {}
-        graph.upsert_session({
-            "id": session.id, "agent_id": session.agent_id, "started_at": session.started_at,
-            "ingested_at": row.get("ingested_at") or now_iso(), "path": str(path),
-            "title": redact.clean_text(memory, session.title), "source_format": session.source_format,
-            "turn_count": len(session.turns), "distilled_turns": row.get("distilled_turns") or 0,
-            "last_card": row.get("last_card"),
-        })
+        graph.upsert_session(session_row(memory, session, path, row, row.get("ingested_at") or now_iso()))
         fixed.append(sid)
     return fixed
 
@@ -177,7 +176,7 @@ def check(memory: "Alaya") -> list[dict[str, Any]]:
             problems.append({"kind": "session_not_in_l2", "session": path.stem,
                              "detail": f"session {path.stem} is in raw/sessions but has no Session node"})
             continue
-        session = memory.raw.load(path.stem)
+        session = memory.raw.load_file(path)
         if session is not None and (row.get("turn_count") or 0) != len(session.turns):
             problems.append({"kind": "stale_session", "session": path.stem,
                              "detail": f"Session node says {row.get('turn_count')} turns, raw/sessions has {len(session.turns)}"})

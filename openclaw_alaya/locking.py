@@ -60,11 +60,10 @@ class StoreLock:
             try:
                 if outermost and self._recover is not None:
                     self._recover()  # finish what a killed writer left (journal.py)
-                    record = journal.Journal(self.data_dir / "journal").begin(operation)
+                    record = journal.Journal.of(self.data_dir).begin(operation)
                 yield
             finally:
-                if record is not None:
-                    record.unlink(missing_ok=True)
+                journal.Journal.of(self.data_dir).end(record)
                 self._holder_note.unlink(missing_ok=True)
                 self.write_holds.append((operation, time.perf_counter() - started))
 

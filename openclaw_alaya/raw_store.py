@@ -51,25 +51,37 @@ class RawStore:
 
     def find(self, session_id: str) -> Path | None:
         """Path of the session's .json, or None. Trusts the index, verifies, falls back to a scan."""
-        _check_id(session_id, "session id")
+        return self.find_many([session_id])[session_id]
+
+    def find_many(self, session_ids: list[str]) -> dict[str, Path | None]:
+        """`find` for many sessions: the index is read once (and repaired at most once)."""
+        for session_id in session_ids:
+            _check_id(session_id, "session id")
         index = self._read_index()
-        rel = index.get(session_id)
-        if rel:
-            path = self.sessions_dir / rel
-            if _is_inside(path, self.sessions_dir) and path.is_file():
-                return path
-        path = self._scan_for(session_id)
-        if path is not None or rel:
+        found: dict[str, Path | None] = {}
+        repairs: dict[str, Path | None] = {}
+        for session_id in session_ids:
+            path, stale = self._locate(session_id, index)
+            found[session_id] = path
+            if stale:
+                repairs[session_id] = path
+        if repairs:
             try:
-                self._update_index(session_id, path)
+                self._update_index(repairs)
             except OSError:
                 pass  # repairing the index is a courtesy; a read must not fail on it
-        return path
+        return found
 
     def load(self, session_id: str) -> Session | None:
         """The stored session, or None when it was never ingested."""
         path = self.find(session_id)
         return None if path is None else _read_session(path)
+
+    def load_file(self, path: Path) -> Session | None:
+        """The session stored at `path` (one of `session_files()`), or None when it is gone;
+        no index lookup, for callers that already walk the month folders."""
+        _check_id(path.stem, "session id")
+        return _read_session(path) if path.is_file() else None
 
     def merge(self, incoming: Session) -> tuple[Session, list[Turn]]:
         """Combine `incoming` with the stored version; return (merged, turns that are new).
@@ -116,28 +128,21 @@ class RawStore:
         A session keeps the path it was first written to, so a later merge that learns an
         earlier `started_at` does not leave a copy behind in another month.
         """
-        path = self.find(session.id) or self._new_path(session)
-        payload = json.dumps(session.model_dump(), indent=1, ensure_ascii=False)
-        ensure_dir(path.parent)
-        atomic_write(path, payload + "\n")
-        atomic_write(path.with_suffix(".md"), render_markdown(session))
-        self._update_index(session.id, path)
-        return path
+        return self.write_many([session])[0]
 
     def write_many(self, sessions: list[Session]) -> list[Path]:
         """`write` for many sessions (bulk ingest): the same files, one batched sync, one
-        index update."""
-        paths = [self.find(s.id) or self._new_path(s) for s in sessions]
+        index read and one index update."""
+        for session in sessions:
+            _check_id(session.id, "session id")
+        index = self._read_index()
+        paths = [self._locate(s.id, index)[0] or self._new_path(s) for s in sessions]
         items: list[tuple[Path, str]] = []
         for session, path in zip(sessions, paths):
             items.append((path, json.dumps(session.model_dump(), indent=1, ensure_ascii=False) + "\n"))
             items.append((path.with_suffix(".md"), render_markdown(session)))
         atomic_write_many(items)
-        index = self._read_index()
-        entries = {s.id: p.relative_to(self.sessions_dir).as_posix() for s, p in zip(sessions, paths)}
-        if any(index.get(k) != v for k, v in entries.items()):
-            index.update(entries)
-            atomic_write(self.index_path, json.dumps(index, indent=1, sort_keys=True) + "\n")
+        self._update_index({s.id: p for s, p in zip(sessions, paths)})
         return paths
 
     def markdown_path(self, session_id: str) -> Path | None:
@@ -163,22 +168,8 @@ class RawStore:
         says more), so the file keeps one entry per session; writing again for the same
         session replaces that session's entry only.
         """
-        _check_id(card_id, "card id")
-        _check_id(session_id, "session id")
-        path = self._context_path(card_id)
-        contexts = self.load_context(card_id) or {}
-        contexts[session_id] = list(turns)
-        doc = {
-            "card_id": card_id,
-            "updated_at": _now_iso(),
-            "sessions": [
-                {"session_id": sid, "turns": [t.model_dump() for t in ts]}
-                for sid, ts in contexts.items()
-            ],
-        }
-        ensure_dir(path.parent)
-        atomic_write(path, json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
-        return path
+        self.write_contexts([(card_id, session_id, turns)])
+        return self._context_path(card_id)
 
     def write_contexts(self, items: list[tuple[str, str, list[Turn]]]) -> None:
         """`write_context` for many (card id, session id, turns) at once, one batched sync."""
@@ -233,6 +224,17 @@ class RawStore:
                 )
         return files
 
+    def _locate(self, session_id: str, index: dict[str, str]) -> tuple[Path | None, bool]:
+        """(path or None, whether the index entry needs repair) from an already-read index:
+        the indexed path if it is a file inside raw/sessions, else a scan of the month folders."""
+        rel = index.get(session_id)
+        if rel:
+            path = self.sessions_dir / rel
+            if _is_inside(path, self.sessions_dir) and path.is_file():
+                return path, False
+        path = self._scan_for(session_id)
+        return path, path is not None or bool(rel)
+
     def _scan_for(self, session_id: str) -> Path | None:
         if not self.sessions_dir.is_dir():
             return None
@@ -252,18 +254,20 @@ class RawStore:
             return {}
         return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)}
 
-    def _update_index(self, session_id: str, path: Path | None) -> None:
-        """Record (or drop, when path is None) one entry. Re-reads first to lose as little
+    def _update_index(self, entries: dict[str, Path | None]) -> None:
+        """Record (or drop, where the path is None) entries. Re-reads first to lose as little
         as possible of what another writer added; a lost entry is found again by the scan."""
         index = self._read_index()
-        if path is None:
-            if index.pop(session_id, None) is None:
-                return
-        else:
-            rel = path.relative_to(self.sessions_dir).as_posix()
-            if index.get(session_id) == rel:
-                return
-            index[session_id] = rel
+        changed = False
+        for session_id, path in entries.items():
+            if path is None:
+                changed |= index.pop(session_id, None) is not None
+            else:
+                rel = path.relative_to(self.sessions_dir).as_posix()
+                changed |= index.get(session_id) != rel
+                index[session_id] = rel
+        if not changed:
+            return
         ensure_dir(self.sessions_dir)
         atomic_write(self.index_path, json.dumps(index, indent=1, sort_keys=True) + "\n")
 
