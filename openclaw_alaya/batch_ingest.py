@@ -66,7 +66,7 @@ def _ingest_chunk(memory: "Alaya", sources: list[Any], agent_id: str | None, inc
     sessions = []
     for source in sources:  # parse and redact outside the lock
         session = memory._parse(source, agent_id=agent_id, session_id=None, include_tools=include_tools)
-        sessions.append(redact.for_ingest(memory, session)[0])
+        sessions.append(redact.for_ingest(memory, session))
     results: list["IngestResult"] = []
     start = 0
     while start < len(sessions):

@@ -142,7 +142,7 @@ class Alaya:
         """Store a session's new turns in L3 and its Session node in L2. Nothing is distilled yet."""
         self.dirs.require()
         session = self._parse(source, agent_id=agent_id, session_id=session_id, include_tools=include_tools)
-        session, _clean = redact.for_ingest(self, session)  # secrets out before anything is stored
+        session = redact.for_ingest(self, session)  # secrets out before anything is stored
         with self.lock.write(f"ingest {session.id}"):
             merged, new_turns = self.raw.merge(session)
             stored = None if new_turns else self.raw.find(merged.id)

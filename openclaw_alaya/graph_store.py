@@ -288,6 +288,15 @@ class GraphStore:
         )
         return [r[0] for r in rows]
 
+    def supersede(self, card_id: str, until: str, now: str) -> None:
+        """Set a card's `valid_until` (a newer fact made it untrue), unless it is already set:
+        the first supersede wins. '' is how None is stored (never NULL in a Kuzu STRING column)."""
+        self._rows(
+            "MATCH (c:Card {id: $id}) WHERE c.valid_until IS NULL OR c.valid_until = ''"
+            " SET c.valid_until = $until, c.updated_at = $now",
+            {"id": card_id, "until": until, "now": now},
+        )
+
     # --- links ----------------------------------------------------------------------------
 
     def add_links(self, links: list[Link]) -> None:

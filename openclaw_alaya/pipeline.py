@@ -30,7 +30,7 @@ from .errors import AlayaError
 from .fsutil import atomic_write
 from .models import CORE_RELATIONS, Card, Link
 from .relations import expand_link, relation_description
-from .resolver import Decision, Resolver, merge_into, states_fact
+from .resolver import Decision, Resolver, merged_card, states_fact
 
 if TYPE_CHECKING:
     from .engine import Alaya, DistillReport
@@ -124,9 +124,9 @@ def apply_batch(memory: "Alaya", plans: list[DistillPlan], report: "DistillRepor
     report.sessions += len(applied)
     report.cards += len(rows)
     report.links += links
-    for key, value in (("merged", len(merged)), ("contradicted", contradicted), ("pending_embedding", 0 if embedded else len(rows))):
-        if hasattr(report, key):
-            setattr(report, key, getattr(report, key) + value)
+    report.merged += len(merged)
+    report.contradicted += contradicted
+    report.pending_embedding += 0 if embedded else len(rows)
 
 
 def find_candidates(memory: "Alaya", cards: list[Card], vectors: dict[str, np.ndarray]) -> dict[str, list[Card]]:
@@ -171,7 +171,7 @@ def _write_graph(memory: "Alaya", graph: Any, plans: list[DistillPlan], decision
             if decision.action == "merge" and target in new_ids:
                 in_batch[card.id] = target
             elif decision.action == "merge" and target in stored_targets:
-                merges[target] = merge_into(merges.get(target) or stored_targets[target], card, stamp)
+                merges[target] = merged_card(merges.get(target) or stored_targets[target], [card], stamp)
                 in_batch[card.id] = target
             elif decision.action == "contradict" and (target in new_ids or (target in stored_targets and stored_targets[target].valid_until is None)):
                 contradictions.append((decision, card))
@@ -179,7 +179,7 @@ def _write_graph(memory: "Alaya", graph: Any, plans: list[DistillPlan], decision
     replaced: dict[str, Card] = {}
     for gone, into in in_batch.items():
         if into in new_ids:
-            replaced[into] = merge_into(replaced.get(into) or new_ids[into], new_ids[gone], stamp)
+            replaced[into] = merged_card(replaced.get(into) or new_ids[into], [new_ids[gone]], stamp)
     kept_plans = []
     for plan in plans:
         cards = [replaced.get(c.id, c) for c in plan.cards if c.id not in in_batch]
@@ -191,26 +191,17 @@ def _write_graph(memory: "Alaya", graph: Any, plans: list[DistillPlan], decision
         kept_plans.append(DistillPlan(plan.session, plan.start, cards, links, plan.vectors))
     applied, written = apply(kept_plans, graph, memory.raw)
     applied_sessions = {p.session.id for p in applied}
-    _log_curation(memory, merges, contradictions, in_batch, new_ids, applied_sessions, stamp)
+    contradictions = [(d, card) for d, card in contradictions if card.sources and card.sources[0].session_id in applied_sessions]
+    _log_curation(memory, contradictions, in_batch, new_ids, applied_sessions, stamp)
 
     merged_cards = _write_merges(memory, graph, list(merges.values()), applied)
-    contradicted = 0
     links: list[Link] = []
     for decision, card in contradictions:
-        if card.sources[0].session_id not in applied_sessions:
-            continue
-        until = card.valid_from or stamp
-        graph.query(
-            # '' is how graph_store stores None (never NULL in a Kuzu STRING column)
-            "MATCH (c:Card {id: $id}) WHERE c.valid_until IS NULL OR c.valid_until = ''"
-            " SET c.valid_until = $until, c.updated_at = $now",
-            {"id": decision.target, "until": until, "now": stamp},
-        )
+        graph.supersede(decision.target, card.valid_from or stamp, stamp)
         links += expand_link(card.id, decision.target, "CONTRADICTS", 1.0, stamp)
-        contradicted += 1
     if links:
         graph.add_links(links)
-    return applied, written + len(links), merged_cards, contradicted
+    return applied, written + len(links), merged_cards, len(contradictions)
 
 
 def _write_merges(memory: "Alaya", graph: Any, merged: list[Card], applied: list[DistillPlan]) -> list[Card]:
@@ -227,9 +218,10 @@ def _write_merges(memory: "Alaya", graph: Any, merged: list[Card], applied: list
     return cards
 
 
-def _log_curation(memory, merges, contradictions, in_batch, new_ids, applied_sessions, stamp) -> None:
+def _log_curation(memory, contradictions, in_batch, new_ids, applied_sessions, stamp) -> None:
     """L3 first: what the resolver did goes to `raw/curation.jsonl`, which `alaya rebuild`
-    replays after re-distilling (merge: keep/drop; CONTRADICTS link; supersede: valid_until)."""
+    replays after re-distilling (merge: keep/drop; CONTRADICTS link; supersede: valid_until).
+    `contradictions`: those of the applied sessions only."""
     from .maintenance.common import CURATION_LOG, append_log
 
     records: list[dict[str, Any]] = []
@@ -238,11 +230,10 @@ def _log_curation(memory, merges, contradictions, in_batch, new_ids, applied_ses
         if card.sources and card.sources[0].session_id in applied_sessions:
             records.append({"op": "merge", "keep": into, "drop": gone, "ts": stamp, "by": "resolver"})
     for decision, card in contradictions:
-        if card.sources and card.sources[0].session_id in applied_sessions:
-            records.append({"op": "link", "src": card.id, "dst": decision.target, "rel": "CONTRADICTS", "weight": 1.0,
-                            "ts": stamp, "by": "resolver"})
-            records.append({"op": "supersede", "card": decision.target, "valid_until": card.valid_from or stamp,
-                            "by_card": card.id, "ts": stamp})
+        records.append({"op": "link", "src": card.id, "dst": decision.target, "rel": "CONTRADICTS", "weight": 1.0,
+                        "ts": stamp, "by": "resolver"})
+        records.append({"op": "supersede", "card": decision.target, "valid_until": card.valid_from or stamp,
+                        "by_card": card.id, "ts": stamp})
     if records:
         append_log(memory, CURATION_LOG, records)
 
@@ -282,7 +273,6 @@ def record_usage(memory: "Alaya", *providers: Any) -> None:
         entry["model"] = getattr(provider, "model", None)
         # count each run once: reset the provider's counters
         usage.requests = usage.failures = usage.prompt_tokens = usage.completion_tokens = 0
-        usage.by_kind.clear()
         if hasattr(provider, "stats"):
             provider.stats = {k: 0 for k in provider.stats}
         changed = True

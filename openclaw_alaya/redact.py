@@ -287,11 +287,11 @@ def redact_raw(memory: "Alaya") -> bool:
     return True if section is None else bool(section.redact_raw)
 
 
-def for_ingest(memory: "Alaya", session: "Session") -> tuple["Session", "Session"]:
-    """(what L3 gets, what L2/L1/injection may see): both filtered, unless `redact_raw` is off
-    (then L3 gets the original)."""
+def for_ingest(memory: "Alaya", session: "Session") -> "Session":
+    """What L3 gets: the session through the store filters, unless `redact_raw` is off (then
+    the original; what is derived from it is filtered on the way, `for_derived`)."""
     clean = apply_store_filters(session, memory)
-    return (clean if redact_raw(memory) else session), clean
+    return clean if redact_raw(memory) else session
 
 
 def for_derived(memory: "Alaya", session: "Session | None") -> "Session | None":

@@ -34,11 +34,16 @@ _ATTEMPTS = 3
 _CHUNK = 1000  # texts per embed() call (the embedder batches and parallelises inside)
 
 
+def _indexed_ids(graph: Any) -> list[str]:
+    """Ids of the cards that belong in L1 (not COLD), sorted."""
+    return [r[0] for r in graph.query("MATCH (c:Card) WHERE c.tier IS NULL OR c.tier <> 'COLD' RETURN c.id ORDER BY c.id")]
+
+
 def _indexed_cards(memory: "Alaya") -> tuple[list[Any], list[str]]:
     """Cards that belong in L1 (not COLD) and every relation name in use (read lock)."""
     with memory.lock.read("reembed (reading cards)"):
         with memory.graph(write=False) as graph:
-            ids = [r[0] for r in graph.query("MATCH (c:Card) WHERE c.tier IS NULL OR c.tier <> 'COLD' RETURN c.id ORDER BY c.id")]
+            ids = _indexed_ids(graph)
             cards = graph.get_cards(ids)
             names = sorted(set(CORE_RELATIONS) | set(graph.relation_counts()))
     return [cards[i] for i in ids if i in cards], names
@@ -75,8 +80,7 @@ def reembed(memory: "Alaya") -> dict[str, Any]:
             index.upsert_relations(rel_rows, rel_vectors)
             with memory.lock.write("reembed (swap in the new index)"):
                 with memory.graph(write=False) as graph:
-                    now = [r[0] for r in graph.query(
-                        "MATCH (c:Card) WHERE c.tier IS NULL OR c.tier <> 'COLD' RETURN c.id ORDER BY c.id")]
+                    now = _indexed_ids(graph)
                 if now != [c.id for c in cards]:
                     continue  # cards changed while embedding: embed again (cached texts are free)
                 if memory.dirs.lancedb.exists():
@@ -116,7 +120,8 @@ def embed_pending(memory: "Alaya") -> dict[str, Any]:
             memory.index.upsert_cards([index_row(still[c.id]) for _, c in rows], np.stack([vectors[i] for i, _ in rows]))
         if rel_rows:
             memory.index.upsert_relations(rel_rows, rel_vectors)
-        write_pending(memory, [c for c in read_pending(memory) if c not in set(pending)])
+        done = set(pending)
+        write_pending(memory, [c for c in read_pending(memory) if c not in done])
     return {"cards": len(rows), "relations": len(rel_rows)}
 
 

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from .models import Card
+from .models import Card, SourceRef
 from .text import STOPWORDS, stem
 
 DUPLICATE_JACCARD = 0.85  # content-word overlap at which two cards say the same thing
@@ -76,7 +76,6 @@ class Decision:
     card_id: str
     action: str = "add"  # add | merge | contradict
     target: str | None = None
-    reason: str = ""
 
 
 @dataclass
@@ -154,7 +153,6 @@ class Resolver:
 
     def __init__(self, judge: Callable[[list[tuple[str, str]]], list[str] | None] | None = None) -> None:
         self.judge = judge
-        self.stats = {"added": 0, "merged": 0, "contradicted": 0, "judged_pairs": 0}
 
     def decide(self, new_cards: list[Card], candidates: dict[str, list[Card]]) -> dict[str, Decision]:
         """`new_cards` in the order they were said; `candidates[card.id]`: stored cards that
@@ -162,7 +160,7 @@ class Resolver:
         too. A card is compared only with cards of its own scope."""
         profiles: dict[str, Profile] = {}
         decisions: dict[str, Decision] = {}
-        flagged: list[tuple[str, Card, Card, str]] = []  # (new id, older card, newer card, rule verdict)
+        flagged: list[tuple[Card, Card]] = []  # (older card, newer card) for the judge
         earlier: list[Card] = []
         # earlier new cards by content word and by fact subject: only those sharing a word can
         # reach JUDGE_JACCARD, only those sharing a subject can contradict, so a batch costs
@@ -197,13 +195,12 @@ class Resolver:
                 if not small and overlap >= JUDGE_JACCARD and (best_dup is None or overlap > best_dup[0]):
                     best_dup = (overlap, other)
             if conflict is not None:
-                decision = Decision(card.id, "contradict", conflict[0].id, conflict[1])
-                flagged.append((card.id, conflict[0], card, "contradicts"))
+                decision = Decision(card.id, "contradict", conflict[0].id)
+                flagged.append((conflict[0], card))
             elif best_dup is not None:
-                verdict = "duplicate" if best_dup[0] >= DUPLICATE_JACCARD else "unrelated"
-                if verdict == "duplicate":
-                    decision = Decision(card.id, "merge", best_dup[1].id, f"overlap {best_dup[0]:.2f}")
-                flagged.append((card.id, best_dup[1], card, verdict))
+                if best_dup[0] >= DUPLICATE_JACCARD:
+                    decision = Decision(card.id, "merge", best_dup[1].id)
+                flagged.append((best_dup[1], card))
             decisions[card.id] = decision
             if decision.action != "merge":
                 for w in mine.words:
@@ -219,35 +216,35 @@ class Resolver:
             while d.target in merged_into and d.target not in seen:
                 seen.add(d.target)
                 d.target = merged_into[d.target]
-            self.stats[{"add": "added", "merge": "merged", "contradict": "contradicted"}[d.action]] += 1
         return decisions
 
-    def _judged(self, flagged: list[tuple[str, Card, Card, str]], decisions: dict[str, Decision]) -> None:
-        verdicts = self.judge([(old.content, new.content) for _, old, new, _ in flagged])
+    def _judged(self, flagged: list[tuple[Card, Card]], decisions: dict[str, Decision]) -> None:
+        verdicts = self.judge([(old.content, new.content) for old, new in flagged])
         if verdicts is None:
             return
-        self.stats["judged_pairs"] += len(flagged)
-        for (card_id, old, _new, _rule), verdict in zip(flagged, verdicts):
+        for (old, new), verdict in zip(flagged, verdicts):
             if verdict == "duplicate":
-                decisions[card_id] = Decision(card_id, "merge", old.id, "judged duplicate")
+                decisions[new.id] = Decision(new.id, "merge", old.id)
             elif verdict == "contradicts":
-                decisions[card_id] = Decision(card_id, "contradict", old.id, "judged contradiction")
-            elif decisions[card_id].target == old.id:
-                decisions[card_id] = Decision(card_id, "add", None, "judged unrelated")
+                decisions[new.id] = Decision(new.id, "contradict", old.id)
+            elif decisions[new.id].target == old.id:
+                decisions[new.id] = Decision(new.id, "add", None)
 
 
-def merge_into(target: Card, new: Card, stamp: str) -> Card:
-    """The stored card with the new card's provenance added (sources per session united)."""
-    sources = {s.session_id: list(s.turn_ids) for s in target.sources}
-    for s in new.sources:
-        sources[s.session_id] = list(dict.fromkeys(sources.get(s.session_id, []) + list(s.turn_ids)))
-    from .models import SourceRef
-
-    return target.model_copy(update={
-        "sources": [SourceRef(session_id=k, turn_ids=v) for k, v in sources.items()],
-        "tags": list(dict.fromkeys(target.tags + new.tags)),
-        "entities": list(dict.fromkeys(target.entities + new.entities)),
-        "importance": max(target.importance, new.importance),
+def merged_card(keep: Card, drops: list[Card], stamp: str) -> Card:
+    """The kept card with the provenance (sources per session united), tags and entities of the
+    ones merged into it, and the highest importance: a resolver merge (pipeline.py) and a
+    consolidate or replayed merge (maintenance/) alike."""
+    turns: dict[str, list[str]] = {}
+    for card in [keep, *drops]:
+        for source in card.sources:
+            bucket = turns.setdefault(source.session_id, [])
+            bucket.extend(t for t in source.turn_ids if t not in bucket)
+    return keep.model_copy(update={
+        "sources": [SourceRef(session_id=s, turn_ids=t) for s, t in turns.items()],
+        "tags": list(dict.fromkeys(t for c in [keep, *drops] for t in c.tags)),
+        "entities": list(dict.fromkeys(e for c in [keep, *drops] for e in c.entities)),
+        "importance": max(c.importance for c in [keep, *drops]),
         "updated_at": stamp,
     })
 

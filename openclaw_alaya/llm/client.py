@@ -23,7 +23,7 @@ import random
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -68,11 +68,9 @@ class Usage:
     failures: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    by_kind: dict[str, int] = field(default_factory=dict)
 
-    def add(self, kind: str, body: Any) -> None:
+    def add(self, body: Any) -> None:
         self.requests += 1
-        self.by_kind[kind] = self.by_kind.get(kind, 0) + 1
         usage = body.get("usage") if isinstance(body, dict) else None
         if isinstance(usage, dict):
             self.prompt_tokens += int(usage.get("prompt_tokens") or 0)
@@ -126,7 +124,7 @@ class OpenAIClient:
 
     # --- requests ---------------------------------------------------------------------------
 
-    def post(self, path: str, payload: dict[str, Any], *, kind: str, timeout: float | None = None,
+    def post(self, path: str, payload: dict[str, Any], *, timeout: float | None = None,
              retries: int | None = None) -> dict[str, Any]:
         """The JSON body of a 2xx answer; LLMUnavailable after the retries, LLMResponseError on
         an answer that is not JSON or a 4xx that retrying cannot fix."""
@@ -160,7 +158,7 @@ class OpenAIClient:
                         self._count_failure()
                         raise LLMResponseError(f"{self.what}: {url} answered with something that is not JSON") from None
                     with self._lock:
-                        self.usage.add(kind, body)
+                        self.usage.add(body)
                     self._mark_up()
                     return body
                 last = f"HTTP {response.status_code}: {_snippet(response)}"
@@ -184,9 +182,6 @@ class OpenAIClient:
             raise LLMUnavailable(f"{self.what}: {url} did not answer in the time left ({last})")
         self._mark_down()
         raise LLMUnavailable(f"{self.what}: {url} unavailable ({last})")
-
-    def close(self) -> None:
-        self._http.close()
 
     # --- failure memory ---------------------------------------------------------------------
 

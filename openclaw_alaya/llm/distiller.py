@@ -189,7 +189,6 @@ class LLMDistiller:
             if isinstance(exc, LLMUnavailable) and left is not None and left <= 0.5:
                 raise  # out of time on a hook's path, not down: leave the session for introspect
             self._count("fallbacks")
-            self.last_error = str(exc)
             return self.heuristic().distill(session, start)
         self._count("llm_sessions")
         return result
@@ -259,7 +258,6 @@ class LLMDistiller:
         body = self.client.post(
             "chat/completions",
             {"model": self.model, "messages": messages, "temperature": 0, "response_format": {"type": "json_object"}},
-            kind="chat",
         )
         return message_text(body)
 

@@ -48,7 +48,6 @@ class OpenAIEmbedder:
         self._memo: dict[str, np.ndarray] = {}
         self._db: sqlite3.Connection | None = None
         self._db_lock = threading.Lock()
-        self.cache_hits = 0
 
     def __repr__(self) -> str:
         return f"OpenAIEmbedder(id={self.id!r})"
@@ -65,10 +64,6 @@ class OpenAIEmbedder:
         except sqlite3.Error:
             self._db = None  # a cache: without it, texts are simply embedded again
 
-    @property
-    def requests(self) -> int:
-        return self.client.usage.by_kind.get("embeddings", 0)
-
     # --- API ------------------------------------------------------------------------------
 
     def embed(self, texts: list[str]) -> np.ndarray:
@@ -83,7 +78,6 @@ class OpenAIEmbedder:
                 continue  # nothing to embed: the zero vector, as the hash embedder gives
             if key in found:
                 out[i] = found[key]
-                self.cache_hits += 1
             else:
                 missing.setdefault(key, text)
         if missing:
@@ -112,10 +106,10 @@ class OpenAIEmbedder:
         if self.send_dimensions:
             payload["dimensions"] = self.dim
         if quick:
-            body = self.client.post("embeddings", payload, kind="embeddings",
+            body = self.client.post("embeddings", payload,
                                     timeout=min(QUERY_TIMEOUT, self.client.timeout), retries=1)
         else:
-            body = self.client.post("embeddings", payload, kind="embeddings")
+            body = self.client.post("embeddings", payload)
         data = body.get("data") if isinstance(body, dict) else None
         if not isinstance(data, list) or len(data) != len(batch):
             got = len(data) if isinstance(data, list) else "no"

@@ -29,9 +29,10 @@ import numpy as np
 import pyarrow as pa
 
 from ..distilling import index_row, index_text
-from ..models import CORE_RELATIONS, Card, Link, SourceRef
+from ..models import CORE_RELATIONS, Card, Link
 from ..progress import progress
 from ..relations import expand_link
+from ..resolver import merged_card
 from ..text import content_words
 from . import bulk
 from .common import CURATION_LOG, CardRow, append_log, as_datetime, card_edges, card_rows, iso
@@ -136,22 +137,6 @@ def relation_review(counts: dict[str, int], embed: Any, config: Any) -> dict[str
     promote = [{"name": n, "count": counts[n]} for n in custom if counts[n] >= config.relation_promote_count]
     vague = [{"name": n, "count": counts[n]} for n in custom if n in VAGUE_RELATIONS]
     return {"custom": len(custom), "alias_candidates": aliases, "promote_candidates": promote, "vague": vague}
-
-
-def merged_card(keep: Card, drops: list[Card], stamp: str) -> Card:
-    """The kept card with the provenance, tags and entities of the ones merged into it."""
-    turns: dict[str, list[str]] = {}
-    for card in [keep, *drops]:
-        for source in card.sources:
-            bucket = turns.setdefault(source.session_id, [])
-            bucket.extend(t for t in source.turn_ids if t not in bucket)
-    return keep.model_copy(update={
-        "sources": [SourceRef(session_id=s, turn_ids=t) for s, t in turns.items()],
-        "tags": list(dict.fromkeys(t for c in [keep, *drops] for t in c.tags)),
-        "entities": list(dict.fromkeys(e for c in [keep, *drops] for e in c.entities)),
-        "importance": max(c.importance for c in [keep, *drops]),
-        "updated_at": stamp,
-    })
 
 
 def consolidate(memory: "Alaya", *, now: Any = None, dry_run: bool = False) -> dict[str, Any]:

@@ -160,7 +160,7 @@ def import_memex(memory: "Alaya", folder: str | Path, *, agent_id: str = "shared
     sessions = []
     new_turns = []
     for path in files:
-        incoming, _clean = redact.for_ingest(memory, session_for(path, root, agent_id))
+        incoming = redact.for_ingest(memory, session_for(path, root, agent_id))
         merged, new = memory.raw.merge(incoming)
         sessions.append((merged, bool(new)))
         new_turns += new

@@ -169,7 +169,8 @@ def _apply_batch(batch: list[DistillPlan], graph: GraphStore, contexts: Any, ind
 def _replay(memory: "Alaya", graph: GraphStore, index: Any, stamp: str) -> dict[str, int]:
     """The L3 logs in time order: manual links, then the resolver's and introspect's merges,
     links (CONTRADICTS, SIMILAR_TO), supersedes (`valid_until`) and forgets."""
-    from .consolidate import _merge_in_graph, merged_card
+    from ..resolver import merged_card
+    from .consolidate import _merge_in_graph
 
     records = [{**r, "op": r.get("op", "link"), "_manual": True} for r in read_log(log_path(memory, LINKS_LOG))]
     records += read_log(log_path(memory, CURATION_LOG))
@@ -211,10 +212,7 @@ def _replay(memory: "Alaya", graph: GraphStore, index: Any, stamp: str) -> dict[
             if not card or not until or not graph.get_cards([card]):
                 done["skipped"] += 1
                 continue
-            graph.query(  # '' is how graph_store stores None; the first supersede wins, as in pipeline.py
-                "MATCH (c:Card {id: $id}) WHERE c.valid_until IS NULL OR c.valid_until = ''"
-                " SET c.valid_until = $until, c.updated_at = $now",
-                {"id": card, "until": str(until), "now": r.get("ts") or stamp})
+            graph.supersede(card, str(until), r.get("ts") or stamp)  # the first supersede wins, as in pipeline.py
             done["supersede"] += 1
     if customs:
         rows = [{"name": n, "description": relation_description(n)} for n in sorted(customs)]
