@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .fsutil import atomic_write
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 CACHE_VERSION = 1
 TOP = 8
 RECENT_SESSIONS = 5
+LLM_SUMMARY_FILE = "llm_summary.json"  # in state/, written by llm/distiller.py
 _ROLE_WORDS = {"user", "assistant", "system", "tool", "agent", "bot", "ai", "human", "me", "you", "i", "shared"}
 
 
@@ -60,11 +62,21 @@ def compute(graph: "GraphStore", memory: "Alaya", agent_id: str) -> dict[str, An
     }
 
 
+def read_llm_summaries(state_dir: Path | None) -> dict[str, Any]:
+    """scope → {active_areas, key_topics, recent, updated_at} written by the LLM distiller
+    (here, not in llm/, so that the session hooks never import the LLM client to read it)."""
+    if state_dir is None:
+        return {}
+    try:
+        data = json.loads((state_dir / LLM_SUMMARY_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def _llm_part(memory: "Alaya", agent_id: str) -> dict[str, Any]:
     """The summary an LLM distiller keeps up to date at each session end (llm/distiller.py)."""
-    from .llm.distiller import read_summaries
-
-    entry = read_summaries(memory.dirs.state).get(agent_id)
+    entry = read_llm_summaries(memory.dirs.state).get(agent_id)
     if not isinstance(entry, dict):
         return {}
     return {"llm": {k: entry.get(k) for k in ("active_areas", "key_topics", "recent", "updated_at")}}

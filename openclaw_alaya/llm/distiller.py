@@ -29,13 +29,13 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from ..errors import ConfigError, InputError
 from ..fsutil import atomic_write
 from ..models import CARD_TYPES, CardDraft, DistillResult, LinkDraft, Session
+from ..summary import LLM_SUMMARY_FILE, read_llm_summaries
 from ..text import estimate_tokens
 from .client import LLMResponseError, LLMUnavailable, OpenAIClient, remaining
 
 _TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 SYSTEM_TEMPLATE = "distill_system.md.j2"
 USER_TEMPLATE = "distill_user.md.j2"
-SUMMARY_FILE = "llm_summary.json"
 _THINK = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.S | re.I)
 _OPEN_THINK = re.compile(r"^\s*<think(?:ing)?>.*?(?=\{)", re.S | re.I)  # never closed: drop up to the JSON
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.S)
@@ -305,10 +305,10 @@ class LLMDistiller:
     # --- integrated summary ---------------------------------------------------------------
 
     def _summary_path(self) -> Path | None:
-        return self.state_dir / SUMMARY_FILE if self.state_dir else None
+        return self.state_dir / LLM_SUMMARY_FILE if self.state_dir else None
 
     def _summary(self, scope: str) -> str | None:
-        data = read_summaries(self.state_dir).get(scope) if self.state_dir else None
+        data = read_llm_summaries(self.state_dir).get(scope) if self.state_dir else None
         if not data:
             return None
         return json.dumps({k: data.get(k) for k in ("active_areas", "key_topics", "recent")}, ensure_ascii=False)[:_SUMMARY_CHARS]
@@ -317,7 +317,7 @@ class LLMDistiller:
         path = self._summary_path()
         if path is None:
             return
-        data = read_summaries(self.state_dir)
+        data = read_llm_summaries(self.state_dir)
         data[scope] = {**summary.model_dump(), "updated_at": datetime.now().astimezone().isoformat(timespec="seconds")}
         try:
             atomic_write(path, json.dumps(data, ensure_ascii=False))
@@ -327,17 +327,6 @@ class LLMDistiller:
     def _count(self, key: str) -> None:
         with self._lock:
             self.stats[key] = self.stats.get(key, 0) + 1
-
-
-def read_summaries(state_dir: Path | None) -> dict[str, Any]:
-    """scope → {active_areas, key_topics, recent, updated_at} written by the LLM distiller."""
-    if state_dir is None:
-        return {}
-    try:
-        data = json.loads((state_dir / SUMMARY_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def _environment(override: str | None) -> jinja2.Environment:
