@@ -21,8 +21,9 @@ import sys
 import time
 from pathlib import Path
 
-TOPICS = ["pnpm", "kuzu", "lancedb", "docker", "postgres", "redis", "nginx", "terraform", "grafana", "kafka",
-          "react", "vite", "pytest", "celery", "traefik", "minio", "argo", "helm", "sentry", "vault"]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from synth import TOPICS, daemon_rss_mb  # noqa: E402
+
 TEMPLATES = [
     ("user", "We decided to use {a} instead of {b} because the {c} setup was too slow."),
     ("assistant", "Noted: {a} is now the default for {c}. Watch out: {a} needs the {d} flag on CI."),
@@ -114,9 +115,7 @@ def main() -> None:
         time_runs(args.data, events["prompt"], 1, env)  # untimed: the daemon's first request
         for label, event in events.items():
             row("warm (alaya serve)", label, time_runs(args.data, event, args.runs, env))
-        pid = json.loads((args.data / "state" / "serve.pid").read_text())["pid"]
-        hwm = next(line for line in Path(f"/proc/{pid}/status").read_text().splitlines() if line.startswith("VmHWM"))
-        print(f"daemon peak RSS: {int(hwm.split()[1]) / 1024:.0f} MiB")
+        print(f"daemon peak RSS: {daemon_rss_mb(args.data):.0f} MiB")
     finally:
         subprocess.run([str(exe), "--data-dir", str(args.data), "serve", "stop"], capture_output=True, env=env)
 

@@ -61,14 +61,6 @@ def cli(store: Path, runs: int, env: dict) -> dict:
     return {"p50": synth.percentile(times, 0.5), "p95": synth.percentile(times, 0.95)}
 
 
-def daemon_rss(store: Path) -> float:
-    pid = json.loads((store / "state" / "serve.pid").read_text())["pid"]
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
@@ -104,7 +96,7 @@ def main() -> int:
             try:
                 r = cli(store, args.cli_runs, env)
                 print(f"| {n} | CLI `alaya recall` via `alaya serve` | {r['p50'] * 1000:.0f} | {r['p95'] * 1000:.0f} | "
-                      f"{daemon_rss(store):.0f} (daemon) | |", flush=True)
+                      f"{synth.daemon_rss_mb(store):.0f} (daemon) | |", flush=True)
             finally:
                 subprocess.run([str(ALAYA), "--data-dir", str(store), "serve", "stop"], capture_output=True, env=env)
     print(f"load average after: {Path('/proc/loadavg').read_text().split()[0]}")

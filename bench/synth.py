@@ -42,12 +42,17 @@ def cache_dir() -> Path:
     return Path(os.environ.get("ALAYA_BENCH_CACHE") or Path.home() / ".cache" / "alaya-bench")
 
 
-def peak_rss_mb() -> float:
-    """This process's peak resident set (VmHWM), in MiB."""
-    for line in Path("/proc/self/status").read_text().splitlines():
+def peak_rss_mb(pid: int | str = "self") -> float:
+    """A process's peak resident set (VmHWM), in MiB: this one's by default."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
     return 0.0
+
+
+def daemon_rss_mb(data_dir: Path) -> float:
+    """The peak resident set of the `alaya serve` daemon of a data directory, in MiB."""
+    return peak_rss_mb(json.loads((data_dir / "state" / "serve.pid").read_text())["pid"])
 
 
 def sentences() -> list[tuple[str, str]]:

@@ -148,6 +148,15 @@ class BackupConfig(_Section):
     dest: str | None = None  # default: <data dir>/backups
 
 
+def _regex(value: str, subject: str) -> str:
+    """The value, when it compiles as a regular expression; `subject` starts the error."""
+    try:
+        re.compile(value)
+    except re.error as exc:
+        raise ValueError(f"{subject} a valid regular expression ({exc})") from None
+    return value
+
+
 class RedactionPattern(_Section):
     name: str = Field(min_length=1, max_length=64)  # shown as [REDACTED:<name>]
     pattern: str = Field(min_length=1)  # a Python regular expression; the whole match is replaced
@@ -155,11 +164,7 @@ class RedactionPattern(_Section):
     @field_validator("pattern")
     @classmethod
     def _compiles(cls, value: str) -> str:
-        try:
-            re.compile(value)
-        except re.error as exc:
-            raise ValueError(f"not a valid regular expression ({exc})") from None
-        return value
+        return _regex(value, "not")
 
 
 class RedactionConfig(_Section):
@@ -173,12 +178,7 @@ class RedactionConfig(_Section):
     @field_validator("allowlist")
     @classmethod
     def _allow_compiles(cls, values: list[str]) -> list[str]:
-        for value in values:
-            try:
-                re.compile(value)
-            except re.error as exc:
-                raise ValueError(f"{value!r} is not a valid regular expression ({exc})") from None
-        return values
+        return [_regex(value, f"{value!r} is not") for value in values]
 
 
 class Config(_Section):

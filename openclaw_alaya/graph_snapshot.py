@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 
 from .heap import release_freed_memory
-from .graph_store import CARD_FIELDS, CARD_RELATIONS, CUSTOM, GraphStore, card_from_row, version
+from .graph_store import (CARD_FIELDS, CARD_RELATIONS, CUSTOM, Edge, GraphStore, card_from_row, count_fanout,
+                          distinct_edges, version)
 from .models import Card
 
 
@@ -82,27 +83,11 @@ class GraphSnapshot:
 
     def neighbours(self, ids: list[str], relations: list[str] | None) -> list[tuple[str, str, str, float]]:
         """As `GraphStore.neighbours`."""
-        wanted = set(relations) if relations else None
-        seen: set[tuple[str, str, str]] = set()
-        result = []
-        for cid in dict.fromkeys(ids):
-            for to, rel, weight in self._edges(cid):
-                dst = self._ids[to]
-                if (wanted is not None and rel not in wanted) or (cid, rel, dst) in seen:
-                    continue
-                seen.add((cid, rel, dst))
-                result.append((cid, rel, dst, weight))
-        return result
+        return distinct_edges(self._edges_from(ids), self._ids.__getitem__, relations)
 
     def fanout(self, ids: list[str]) -> dict[str, int]:
         """As `GraphStore.fanout`."""
-        inside = {self._offset(cid) for cid in ids} - {None}
-        targets: dict[str, set[int]] = {}
-        for cid in dict.fromkeys(ids):
-            for to, rel, _weight in self._edges(cid):
-                if to not in inside:
-                    targets.setdefault(rel, set()).add(to)
-        return {rel: len(found) for rel, found in targets.items()}
+        return count_fanout(self._edges_from(ids), {self._offset(cid) for cid in ids} - {None})
 
     def card_ids_mentioning(self, names: list[str]) -> list[str]:
         found: dict[str, None] = {}
@@ -114,14 +99,15 @@ class GraphSnapshot:
         row = self._row_of.get(card_id)
         return None if row is None else int(self._at[row])
 
-    def _edges(self, card_id: str) -> Iterator[tuple[int, str, float]]:
-        """(other card's offset, relation name, weight) for every edge touching the card."""
-        at = self._offset(card_id)
-        if at is None:
-            return
-        lo, hi = np.searchsorted(self._from, [at, at + 1])
-        for i in range(lo, hi):
-            yield int(self._to[i]), self._rel_names[self._rel[i]], float(self._weight[i])
+    def _edges_from(self, ids: list[str]) -> Iterator[Edge]:
+        """Every edge touching each of the cards (in order, each card once)."""
+        for card_id in dict.fromkeys(ids):
+            at = self._offset(card_id)
+            if at is None:
+                continue
+            lo, hi = np.searchsorted(self._from, [at, at + 1])
+            for i in range(lo, hi):
+                yield card_id, self._rel_names[self._rel[i]], int(self._to[i]), float(self._weight[i])
 
 
 GraphView = GraphStore | GraphSnapshot  # what recall reads: both answer the same four questions

@@ -11,7 +11,7 @@ import importlib.util  # noqa: F401  (kuzu scans Python objects through importli
 import json
 import os
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +88,34 @@ def _loaded(row: dict[str, Any], nullable: frozenset[str]) -> dict[str, Any]:
 
 _CARD_NULLABLE = frozenset({"valid_from", "valid_until", "last_accessed"})
 _SESSION_NULLABLE = frozenset({"started_at", "title", "last_card", "agent_id", "path", "ingested_at"})
+
+
+Edge = tuple[str, str, int, float]  # (from card id, relation name, the other card's node offset, weight)
+
+
+def distinct_edges(edges: Iterable[Edge], id_at: Callable[[int], str | None],
+                   relations: list[str] | None) -> list[tuple[str, str, str, float]]:
+    """`neighbours` from edges on node offsets: other ends named, unwanted relations and
+    repeats dropped (GraphStore and graph_snapshot.GraphSnapshot share it)."""
+    wanted = set(relations) if relations else None
+    seen: set[tuple[str, str, str]] = set()
+    result = []
+    for src, rel, dst_at, weight in edges:
+        dst = id_at(dst_at)
+        if dst is None or (wanted is not None and rel not in wanted) or (src, rel, dst) in seen:
+            continue
+        seen.add((src, rel, dst))
+        result.append((src, rel, dst, weight))
+    return result
+
+
+def count_fanout(edges: Iterable[Edge], inside: set[int]) -> dict[str, int]:
+    """`fanout` from edges on node offsets: distinct other ends outside `inside`, per relation."""
+    targets: dict[str, set[int]] = {}
+    for _src, rel, dst_at, _w in edges:
+        if dst_at not in inside:
+            targets.setdefault(rel, set()).add(dst_at)
+    return {rel: len(found) for rel, found in targets.items()}
 
 
 def version(path: Path) -> tuple[Any, ...]:
@@ -226,7 +254,7 @@ class GraphStore:
         self._mention(cards)
 
     def update_provenance(self, cards: list[Card]) -> None:
-        """Set what a merge changes on stored cards (resolver.merge_into: sources, tags,
+        """Set what a merge changes on stored cards (resolver.merged_card: sources, tags,
         entities, importance, updated_at), not the whole row: a row rewrite makes Kuzu's
         checkpoint rewrite the long text columns as well (a 0.2 s close at 10k cards)."""
         if not cards:
@@ -328,32 +356,19 @@ class GraphStore:
         """(from id, relation name, to id, weight) for card-card edges touching `ids`, both directions."""
         edges = self._edges_at(self._offsets(ids))
         names = self._ids_at({dst for _src, _rel, dst, _w in edges})
-        wanted = set(relations) if relations else None
-        seen: set[tuple[str, str, str]] = set()
-        result = []
-        for src, rel, dst_at, weight in edges:
-            dst = names.get(dst_at)
-            if dst is None or (wanted is not None and rel not in wanted) or (src, rel, dst) in seen:
-                continue
-            seen.add((src, rel, dst))
-            result.append((src, rel, dst, weight))
-        return result
+        return distinct_edges(edges, names.get, relations)
 
     def fanout(self, ids: list[str]) -> dict[str, int]:
         """Relation name -> how many cards outside `ids` it leads to from them (recall's
         `explorable`); counted on Kuzu's node offsets, so no card outside `ids` is read."""
         at = self._offsets(ids)
-        targets: dict[str, set[int]] = {}
-        for _src, rel, dst_at, _w in self._edges_at(at):
-            if dst_at not in at:
-                targets.setdefault(rel, set()).add(dst_at)
-        return {rel: len(found) for rel, found in targets.items()}
+        return count_fanout(self._edges_at(at), set(at))
 
     def _offsets(self, ids: list[str]) -> dict[int, str]:
         """Kuzu node offset -> card id, for the cards among `ids` that exist."""
         return dict(self._by_ids("offset(id(c)), c.id", list(dict.fromkeys(ids)))) if ids else {}
 
-    def _edges_at(self, by_offset: dict[int, str]) -> list[tuple[str, str, int, float]]:
+    def _edges_at(self, by_offset: dict[int, str]) -> list[Edge]:
         """(from id, relation name, node offset of the other card, weight) for the cards at
         these offsets. Filtering on offsets found by primary key instead of `a.id IN $ids`
         saves a scan of every card id and the join back to the other end's id (26 -> 7 ms at

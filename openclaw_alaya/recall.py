@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field
 
 from .config import RecallConfig
 from .embedding import Embedder
+from .distilling import now_iso
 from .errors import AlayaError, NotFoundError
 from .graph_snapshot import GraphView
 from .models import Card, Explorable, RecallNode, RecallResult
@@ -68,7 +69,6 @@ class Recaller:
         scopes = [request.scope, SHARED_SCOPE] if request.scope else None
         text = request.text
         query_vec = self._embed(text) if text else None  # None: full-text and graph only
-        self._query_vec = query_vec
         depth = self._depth(request)
         self._vectors: dict[str, np.ndarray] = {}  # card vectors the full-text searches returned
         self._query_sims: dict[str, float] = {}  # cosines to the query the vector search computed
@@ -90,7 +90,7 @@ class Recaller:
         reference = self._reference_vector(query_vec, request, index)
         closeness = self._closeness(reference, [h.card_id for h in ranked], index)
         cards = _LazyCards(graph, [h.card_id for h in ranked], (request.top_k or self.config.top_k) + 4)
-        nodes = self._take(_final_order(ranked, cards, request.scope), cards, closeness, depth, request)
+        nodes = self._take(_final_order(ranked, cards, request.scope), closeness, depth, request)
         explorable = self._explorable(nodes, graph, reference, index)
         avg = round(sum(n.h_distance for n in nodes) / len(nodes), 4) if nodes else 0.0
         return RecallResult(nodes=nodes, explorable=explorable, h_distance_avg=avg)
@@ -182,7 +182,7 @@ class Recaller:
         if reference is None or not ids:
             return {}
         wanted = ids[: self.config.candidates]
-        searched = self._query_sims if reference is self._query_vec else {}
+        searched = self._query_sims  # filled only when the reference is the query's vector
         sims = {cid: searched[cid] for cid in wanted if cid in searched}
         known = self._vectors
         vectors = {cid: known[cid] for cid in wanted if cid in known and cid not in sims}
@@ -204,17 +204,17 @@ class Recaller:
 
     # --- output ---------------------------------------------------------------------------
 
-    def _take(self, ranked: Iterator[_Hit], cards: "_LazyCards", closeness, depth, request) -> list[RecallNode]:
+    def _take(self, ranked: Iterator[tuple[_Hit, Card]], closeness, depth, request) -> list[RecallNode]:
         """Best first, until top_k cards or the token budget is used up. A card whose source
         turns are all cited by better-ranked cards adds nothing new and is skipped."""
         limit = request.top_k or (self.config.candidates if request.budget else self.config.top_k)
         nodes: list[RecallNode] = []
         cited: set[tuple[str, str]] = set()
         used = 0
-        for hit in ranked:
+        now = now_iso()
+        for hit, card in ranked:
             if len(nodes) >= limit:
                 break
-            card = cards[hit.card_id]
             turns = {(s.session_id, t) for s in card.sources for t in s.turn_ids}
             if turns and turns <= cited:
                 continue
@@ -243,7 +243,7 @@ class Recaller:
                     tier=card.tier,
                     sources=card.sources,
                     valid_until=card.valid_until,
-                    superseded=bool(card.valid_until) and card.valid_until <= _now_iso(),
+                    superseded=bool(card.valid_until) and card.valid_until <= now,
                 )
             )
         return nodes
@@ -263,23 +263,23 @@ def _order(hit: _Hit) -> tuple[float, int, str]:
     return (-hit.score, hit.hops, hit.card_id)
 
 
-def _final_order(ranked: list[_Hit], cards: "_LazyCards", scope: str | None) -> Iterator[_Hit]:
+def _final_order(ranked: list[_Hit], cards: "_LazyCards", scope: str | None) -> Iterator[tuple[_Hit, Card]]:
     """The hits best first once cards out of scope or gone are dropped and superseded ones
     penalised, reading cards only as far down the list as that order needs: a penalty only
     lowers a score, so a checked hit is final as soon as it beats the next unchecked one's
     score as it stands (at 100k cards, checking every candidate first was a third of a recall)."""
-    checked: list[tuple[tuple[float, int, str], _Hit]] = []
+    checked: list[tuple[tuple[float, int, str], _Hit, Card]] = []
     for hit in ranked:
         while checked and checked[0][0] <= _order(hit):
-            yield heapq.heappop(checked)[1]
+            yield heapq.heappop(checked)[1:]
         card = cards.get(hit.card_id)
         if card is None or not _in_scope(card, scope):
             continue
         if card.valid_until:
             hit.score *= _SUPERSEDED_PENALTY
-        heapq.heappush(checked, (_order(hit), hit))
+        heapq.heappush(checked, (_order(hit), hit, card))
     while checked:
-        yield heapq.heappop(checked)[1]
+        yield heapq.heappop(checked)[1:]
 
 
 class _LazyCards:
@@ -299,12 +299,6 @@ class _LazyCards:
             self.cards.update(self.graph.get_cards(more))
         return self.cards.get(card_id)
 
-    def __getitem__(self, card_id: str) -> Card:
-        card = self.get(card_id)
-        if card is None:
-            raise KeyError(card_id)
-        return card
-
 
 def _relation_fit(rel: str, query_vec, rel_vectors: dict[str, np.ndarray], unknown: float = 0.0) -> float:
     """Cosine of the relation's embedding to the query; `unknown` when there is no query."""
@@ -314,12 +308,6 @@ def _relation_fit(rel: str, query_vec, rel_vectors: dict[str, np.ndarray], unkno
     if vec is None:
         return 0.0
     return max(0.0, float(np.dot(vec, query_vec)))
-
-
-def _now_iso() -> str:
-    from datetime import datetime, timezone
-
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 def _in_scope(card: Card, scope: str | None) -> bool:

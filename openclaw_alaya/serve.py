@@ -256,7 +256,6 @@ class Server:
         memory = self.memory_for(self.root)
         if memory.dirs.graph.exists():
             with memory.lock.read("serve warm-up"):
-                memory.embedder.embed(["warm up"])
                 index = memory.index
                 index.resident = True
                 index.card_count()

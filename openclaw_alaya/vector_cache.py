@@ -122,9 +122,6 @@ class VectorCache:
             raise RuntimeError("the chunked read does not match the table's rows")
         return _Block(ids, np.asarray(scopes, dtype=np.int32), read, matrix, norms)
 
-    def rows(self) -> int:
-        return sum(int(b.alive.sum()) for b in self.blocks)
-
     # --- queries --------------------------------------------------------------------------
 
     def search(self, vector: np.ndarray, limit: int, scopes: list[str] | None = None) -> list[tuple[str, float]]:
@@ -136,9 +133,9 @@ class VectorCache:
         nz = np.flatnonzero(q)
         sparse = len(nz) * 4 <= self.dim
         wanted = None if not scopes else tuple(sorted(self.codes[s] for s in set(scopes) if s in self.codes))
-        scored: list[tuple[np.ndarray, int]] = []
+        scored: list[np.ndarray] = []
         unit = q / q_norm
-        for b, block in enumerate(self.blocks):
+        for block in self.blocks:
             if sparse:
                 sims = block.matrix[:, nz].astype(np.float32, copy=False) @ unit[nz]
             else:
@@ -149,9 +146,9 @@ class VectorCache:
                 if keep is None:
                     keep = block.masks[wanted] = block.alive & np.isin(block.scopes, np.array(wanted, dtype=np.int32))
             sims[~keep] = -np.inf
-            scored.append((sims, b))
-        allsims = np.concatenate([s for s, _ in scored])
-        offsets = np.cumsum([0] + [len(s) for s, _ in scored])
+            scored.append(sims)
+        allsims = np.concatenate(scored)
+        offsets = np.cumsum([0] + [len(s) for s in scored])
         k = min(limit, int(np.isfinite(allsims).sum()))
         if k <= 0:
             return []
