@@ -26,8 +26,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from openclaw_alaya import Alaya  # noqa: E402
-from openclaw_alaya.distilling import card_id, index_row, index_text  # noqa: E402
-from openclaw_alaya.introspect import run  # noqa: E402
+from openclaw_alaya.distill.plan import card_id, index_row, index_text  # noqa: E402
+from openclaw_alaya.maintenance.introspect import run  # noqa: E402
 from openclaw_alaya.models import Card, Session, SourceRef, Turn  # noqa: E402
 from openclaw_alaya.relations import expand_link  # noqa: E402
 

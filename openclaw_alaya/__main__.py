@@ -1,5 +1,5 @@
 import sys
 
-from .client import main  # the serve fast path, then cli.main
+from .cli.client import main  # the serve fast path, then cli.main
 
 sys.exit(main())

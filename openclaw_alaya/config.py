@@ -13,7 +13,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .errors import ConfigError
-from .fsutil import atomic_write
+from .store.fsutil import atomic_write
 
 
 class _Section(BaseModel):

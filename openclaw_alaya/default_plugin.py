@@ -44,23 +44,23 @@ def register_distillers(register: Any) -> None:
 
 @hookimpl
 def session_start(memory: Any, request: Any) -> Any:
-    from .inject import default_sections
+    from .bridge.inject import default_sections
 
     return default_sections(memory, request)
 
 
 @hookimpl
 def session_end(memory: Any, event: Any) -> Any:
-    from .hook import capture
+    from .bridge.capture import capture
 
     return capture(memory, event)
 
 
 @hookimpl
 def introspect(memory: Any) -> Any:
-    from .introspect import default_steps
+    from .maintenance.introspect import default_steps
     from .maintenance.steps import maintenance_steps
 
-    from .reembed import introspect_steps
+    from .maintenance.reembed import introspect_steps
 
     return default_steps() + maintenance_steps() + introspect_steps()

@@ -16,24 +16,24 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ValidationError
 
 from .config import Config
-from .datadir import DataDir, resolve_data_dir
+from .store.datadir import DataDir, resolve_data_dir
 from .errors import InputError, NotFoundError
-from .formats import DEFAULT_MAX_BYTES, parse_session
-from .fsutil import append_line
-from .distilling import DistillPlan, now_iso, prepare
-from .graph_store import GraphStore
-from .locking import StoreLock
+from .ingest.formats import DEFAULT_MAX_BYTES, parse_session
+from .store.fsutil import append_line
+from .distill.plan import DistillPlan, now_iso, prepare
+from .store.graph import GraphStore
+from .store.lock import StoreLock
 from .models import CARD_TYPES, CORE_RELATIONS, RecallResult, Session, TraceResult, check_id
 from .progress import progress
 from .providers import make_distiller, make_embedder
 from . import redact
-from .raw_store import RawStore
+from .store.raw import RawStore
 from .relations import expand_link, is_custom, normalise_relation, relation_description
 
 if TYPE_CHECKING:
     from .embedding import Embedder
-    from .graph_snapshot import SnapshotKeeper
-    from .vector_store import VectorStore
+    from .store.snapshot import SnapshotKeeper
+    from .store.vectors import VectorStore
 
 _APPLY_BATCH_CARDS = 1000  # cards applied per write-lock hold when distilling a backlog (about 2 s at 10k cards)
 
@@ -77,7 +77,7 @@ class Alaya:
 
     @cached_property
     def lock(self) -> StoreLock:
-        from .journal import recover
+        from .store.journal import recover
 
         return StoreLock(self.dirs.root, self.config.lock.timeout_seconds, recover=lambda: recover(self))
 
@@ -87,13 +87,13 @@ class Alaya:
 
     @cached_property
     def embedder(self) -> "Embedder":
-        from .pipeline import bind
+        from .distill.batch import bind
 
         return bind(self, make_embedder(self.config))  # a remote embedder caches in state/
 
     @cached_property
     def index(self) -> "VectorStore":
-        from .vector_store import VectorStore
+        from .store.vectors import VectorStore
 
         store = VectorStore(self.dirs.lancedb, self.embedder.id, self.embedder.dim)
         store.check_embedder()
@@ -103,7 +103,7 @@ class Alaya:
     def graph_views(self) -> "SnapshotKeeper":
         """What recall reads the graph through: an in-memory snapshot once this process
         recalls repeatedly (graph_snapshot.py)."""
-        from .graph_snapshot import SnapshotKeeper
+        from .store.snapshot import SnapshotKeeper
 
         return SnapshotKeeper(self.dirs.graph)
 
@@ -148,7 +148,7 @@ class Alaya:
             stored = None if new_turns else self.raw.find(merged.id)
             path = stored or self.raw.write(merged)
             with self.graph(write=True) as graph:
-                from .batch_ingest import session_row
+                from .ingest.batch import session_row
 
                 known = graph.get_session(merged.id) or {}
                 graph.upsert_session(session_row(self, merged, path, known, now_iso()))
@@ -157,7 +157,7 @@ class Alaya:
 
     def ingest_many(self, sources: Any, *, agent_id: str | None = None, include_tools: bool = False) -> list[IngestResult]:
         """`ingest` for many sessions, a chunk per write-lock hold (batch_ingest.py)."""
-        from .batch_ingest import ingest_many
+        from .ingest.batch import ingest_many
 
         return ingest_many(self, sources, agent_id=agent_id, include_tools=include_tools)
 
@@ -196,7 +196,7 @@ class Alaya:
         if session_id is not None:
             check_id(session_id, "session id")
             pending = [s for s in pending if s["id"] == session_id]
-        from .pipeline import bind, record_usage
+        from .distill.batch import bind, record_usage
 
         distiller = bind(self, make_distiller(self.config))
         report = DistillReport()
@@ -220,7 +220,7 @@ class Alaya:
     def _apply(self, plans: list[DistillPlan], report: DistillReport, distiller: Any = None) -> None:
         """Embed the batch, resolve it against stored cards, then L3 contexts, L2 and L1 under
         the write lock (pipeline.py)."""
-        from .pipeline import apply_batch
+        from .distill.batch import apply_batch
 
         apply_batch(self, plans, report, distiller)
 
@@ -239,7 +239,7 @@ class Alaya:
         top_k: int | None = None,
     ) -> RecallResult:
         """Find cards by meaning and words, then walk the graph; a read, never a write to L2."""
-        from .recall import RecallRequest, Recaller
+        from .recall.navigate import RecallRequest, Recaller
 
         self.dirs.require()
         try:
@@ -269,7 +269,7 @@ class Alaya:
 
     def trace(self, card: str) -> TraceResult:
         """The turns a card came from, in their sessions, with a little context around them."""
-        from .trace import build_trace
+        from .recall.trace import build_trace
 
         self.dirs.require()
         check_id(card, "card id")
@@ -293,7 +293,7 @@ class Alaya:
         name = normalise_relation(rel)
         vector = None
         if is_custom(name):
-            from .pipeline import embed_or_pending
+            from .distill.batch import embed_or_pending
 
             vector, ok = embed_or_pending(self.embedder, [relation_description(name)])
             vector = vector if ok else None  # embedder down: introspect's embed-pending adds it later
@@ -372,7 +372,7 @@ def _status_details(memory: Alaya) -> dict[str, Any]:
 
 def _llm_status(memory: Alaya) -> dict[str, Any]:
     """Cards waiting for an embedding, and the model tokens and requests spent so far."""
-    from .pipeline import read_pending, read_usage
+    from .distill.batch import read_pending, read_usage
 
     return {"pending_embeddings": len(read_pending(memory)), "llm_usage": read_usage(memory)}
 

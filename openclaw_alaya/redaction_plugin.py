@@ -11,7 +11,7 @@ import json
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from .fsutil import atomic_write
+from .store.fsutil import atomic_write
 from .hookspecs import hookimpl
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ import json
 import sys
 
 from openclaw_alaya import Alaya
-from openclaw_alaya.introspect import run as introspect
+from openclaw_alaya.maintenance.introspect import run as introspect
 
 data, prefix = sys.argv[1], sys.argv[2]
 memory = Alaya(data)

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from openclaw_alaya import cron
+from openclaw_alaya.maintenance import cron
 from openclaw_alaya.config import Config, CronJobConfig
 
 UTC = timezone.utc

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from openclaw_alaya.hook import new_turns, safe_id
-from openclaw_alaya.inject import Item, Section, clean, fit
+from openclaw_alaya.bridge.capture import new_turns, safe_id
+from openclaw_alaya.bridge.inject import Item, Section, clean, fit
 from openclaw_alaya.models import Turn, check_id
 from openclaw_alaya.text import estimate_tokens
 

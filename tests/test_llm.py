@@ -239,7 +239,7 @@ def test_stub_server_happy_path_embeddings_and_chat(tmp_path):
     assert report.cards == 2 and nodes and nodes[0].content.startswith(("user:", "assistant:"))
     assert status["embedder"] == "openai:bge-test:64" and status["pending_embeddings"] == 0
     assert status["llm_usage"]["distill"]["llm_sessions"] == 1 and status["llm_usage"]["distill"]["prompt_tokens"] > 0
-    from openclaw_alaya import summary
+    from openclaw_alaya.bridge import summary
 
     assert summary.refresh(memory, ["shared"])["shared"]["llm"]["recent"] == "2 facts"
 
@@ -268,7 +268,7 @@ def test_later_session_contradicts_earlier_fact(memory):
 
 def test_rules_find_facts_in_english_and_chinese():
     from openclaw_alaya.models import Card
-    from openclaw_alaya.resolver import contradiction, profile
+    from openclaw_alaya.distill.resolver import contradiction, profile
 
     def card(text: str) -> Card:
         return Card(id="c", title="t", content=text, created_at="", updated_at="", scope="main")
@@ -284,7 +284,7 @@ def test_rules_find_facts_in_english_and_chinese():
 
 
 def test_model_judges_flagged_pairs(tmp_path):
-    from openclaw_alaya.resolver import Resolver
+    from openclaw_alaya.distill.resolver import Resolver
     from openclaw_alaya.models import Card, SourceRef
 
     def card(cid: str, session: str, text: str) -> Card:
@@ -323,7 +323,7 @@ def test_distinct_facts_are_not_merged(memory):
 
 
 def test_embeddings_down_cards_pending_then_embedded_by_introspect(tmp_path):
-    from openclaw_alaya import introspect
+    from openclaw_alaya.maintenance import introspect
 
     with StubServer(dim=32) as stub:
         cfg = stub_config(stub)
@@ -363,7 +363,7 @@ def test_chat_down_falls_back_to_heuristic_and_marks_endpoint_down(tmp_path):
 
 
 def test_reembed_switches_embedder(tmp_path):
-    from openclaw_alaya.reembed import reembed
+    from openclaw_alaya.maintenance.reembed import reembed
 
     data = tmp_path / "data"
     memory = Alaya(data)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from helpers import session_json
-from openclaw_alaya.distilling import index_row, index_text
+from openclaw_alaya.distill.plan import index_row, index_text
 from openclaw_alaya.maintenance import access, consolidate, forget, temperature
 from openclaw_alaya.maintenance.common import card_edges, iso, read_log
 from openclaw_alaya.models import Card, Link, SourceRef
@@ -272,7 +272,7 @@ def test_forget_removes_only_eligible_cards(memory):
 
 
 def test_introspect_runs_all_steps_and_honours_steps_and_dry_run(memory):
-    from openclaw_alaya.introspect import run
+    from openclaw_alaya.maintenance.introspect import run
 
     memory.ingest((DEMO / "ops-incident.jsonl").read_bytes())
     report = run(memory, dry_run=True)

@@ -172,7 +172,7 @@ def test_introspect_batches_the_maintenance_steps_into_one_write_hold(memory, tm
     from test_maintenance import T0, cards_of, edges, indexed, put_night
 
     from openclaw_alaya import Alaya
-    from openclaw_alaya.introspect import run
+    from openclaw_alaya.maintenance.introspect import run
     from openclaw_alaya.maintenance import access, consolidate, forget, temperature
 
     later = T0 + timedelta(days=400)

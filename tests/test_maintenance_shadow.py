@@ -18,8 +18,8 @@ import pytest
 from test_maintenance import T0, cards_of, edges, indexed, put_night
 
 from openclaw_alaya import Alaya
-from openclaw_alaya.introspect import run
-from openclaw_alaya.journal import check
+from openclaw_alaya.maintenance.introspect import run
+from openclaw_alaya.store.journal import check
 from openclaw_alaya.maintenance import shadow
 from openclaw_alaya.maintenance.verify import verify
 
@@ -115,7 +115,7 @@ if "." in name:
     obj = getattr(m, cls)
 setattr(obj, name, die)
 from openclaw_alaya import Alaya
-from openclaw_alaya.introspect import run
+from openclaw_alaya.maintenance.introspect import run
 run(Alaya(sys.argv[1]), now=datetime.fromisoformat(sys.argv[2]), steps={STEPS!r})
 """
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
@@ -141,7 +141,7 @@ def test_a_copy_left_by_a_killed_run_is_swept_and_never_used(store, caplog):
 
 
 def test_a_kill_after_the_swap_is_finished_by_the_next_command(store):
-    proc = _introspect_killed_at(store.dirs.root, "openclaw_alaya.vector_store:VectorStore.delete_cards")
+    proc = _introspect_killed_at(store.dirs.root, "openclaw_alaya.store.vectors:VectorStore.delete_cards")
     assert proc.returncode == -signal.SIGKILL, proc.stderr[-2000:]
     memory = Alaya(store.dirs.root)
     with memory.graph(write=False) as graph:  # look without the lock's recovery

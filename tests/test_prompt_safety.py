@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from openclaw_alaya.inject import Item, Section, clean, fit
+from openclaw_alaya.bridge.inject import Item, Section, clean, fit
 
 OPEN = '<alaya-memory untrusted="true">'
 CLOSE = "</alaya-memory>"

@@ -10,7 +10,7 @@ import pytest
 
 from openclaw_alaya.errors import AlayaError, InputError
 from openclaw_alaya.models import Session, Turn
-from openclaw_alaya.raw_store import RawStore, month_of, render_markdown
+from openclaw_alaya.store.raw import RawStore, month_of, render_markdown
 
 
 def make_session(n: int, *, sid: str = "sess-1", started: str | None = "2026-03-12T14:00:00Z") -> Session:

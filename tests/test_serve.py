@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from helpers import session_json
-from openclaw_alaya.client import request, socket_path
+from openclaw_alaya.cli.client import request, socket_path
 
 EVENT = {"agentId": "main", "sessionId": "s-new", "prompt": "which database did we pick for the graph?"}
 
@@ -119,7 +119,7 @@ def test_served_answers_match_in_process_and_socket_is_private(daemon):
 
 def test_client_path_stays_stdlib_only(daemon):
     code = (
-        "import sys; from openclaw_alaya.client import main; "
+        "import sys; from openclaw_alaya.cli.client import main; "
         f"sys.argv = ['alaya', '--data-dir', {str(daemon)!r}, 'recall', 'graph database', '--json']; rc = main(); "
         "heavy = [m for m in ('kuzu', 'lancedb', 'pydantic', 'numpy', 'pyarrow') if m in sys.modules]; "
         "print('HEAVY', heavy, file=sys.stderr); sys.exit(rc)"

@@ -216,7 +216,7 @@ class OpenAIClient:
         path = self._endpoints_file()
         if path is None:
             return
-        from ..fsutil import atomic_write
+        from ..store.fsutil import atomic_write
 
         data = self._read_down()
         if until is None:

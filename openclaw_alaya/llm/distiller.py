@@ -27,9 +27,9 @@ import jinja2
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from ..errors import ConfigError, InputError
-from ..fsutil import atomic_write
+from ..store.fsutil import atomic_write
 from ..models import CARD_TYPES, CardDraft, DistillResult, LinkDraft, Session
-from ..summary import LLM_SUMMARY_FILE, read_llm_summaries
+from ..bridge.summary import LLM_SUMMARY_FILE, read_llm_summaries
 from ..text import estimate_tokens
 from .client import LLMResponseError, LLMUnavailable, OpenAIClient, remaining
 

@@ -38,18 +38,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..distilling import index_row, index_text
+from ..distill.plan import index_row, index_text
 from . import access, consolidate, forget, shadow, temperature
 from .bulk import delete_cards
-from .common import (
-    CURATION_LOG,
-    append_lines,
-    as_datetime,
-    card_rows,
-    iso,
-    log_lines,
-    present_ids,
-)
+from .common import CURATION_LOG, append_lines, as_datetime, card_rows, iso, log_lines, present_ids
 
 if TYPE_CHECKING:
     from ..engine import Alaya

@@ -14,7 +14,7 @@ from collections import Counter, defaultdict
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from ..fsutil import atomic_write
+from ..store.fsutil import atomic_write
 from .common import as_datetime, iso, parse_time
 
 if TYPE_CHECKING:

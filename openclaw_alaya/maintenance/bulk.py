@@ -9,7 +9,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..graph_store import CARD_RELATIONS, CUSTOM
+from ..store.graph import CARD_RELATIONS, CUSTOM
 from ..models import Link
 
 _CHUNK = 20_000

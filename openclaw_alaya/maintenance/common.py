@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from ..fsutil import append_line
+from ..store.fsutil import append_line
 
 if TYPE_CHECKING:
     from ..engine import Alaya
-    from ..graph_store import GraphStore
+    from ..store.graph import GraphStore
 
 # L3 logs (raw/ is the truth; these are never rewritten, only appended to)
 LINKS_LOG = "links.jsonl"  # links made with `alaya link` / Alaya.link

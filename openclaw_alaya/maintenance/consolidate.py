@@ -28,11 +28,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 
-from ..distilling import index_row, index_text
+from ..distill.plan import index_row, index_text
 from ..models import CORE_RELATIONS, Card, Link
 from ..progress import progress
 from ..relations import expand_link
-from ..resolver import merged_card
+from ..distill.resolver import merged_card
 from ..text import content_words
 from . import bulk
 from .common import CURATION_LOG, CardRow, append_log, as_datetime, card_edges, card_rows, iso

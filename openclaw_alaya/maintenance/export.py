@@ -17,8 +17,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..fsutil import atomic_write, ensure_dir
-from ..graph_store import CARD_FIELDS, card_from_row
+from ..store.fsutil import atomic_write, ensure_dir
+from ..store.graph import CARD_FIELDS, card_from_row
 from .common import card_edges
 
 if TYPE_CHECKING:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import redact
-from ..distilling import card_id, index_row, index_text
+from ..distill.plan import card_id, index_row, index_text
 from ..errors import InputError
 from ..models import Card, Link, Session, SourceRef, Turn
 from ..relations import relation_description

@@ -28,9 +28,9 @@ import numpy as np
 import pyarrow as pa
 
 from .. import redact
-from ..distilling import DistillPlan, apply, index_row, index_text, prepare
+from ..distill.plan import DistillPlan, apply, index_row, index_text, prepare
 from ..errors import AlayaError
-from ..graph_store import GraphStore
+from ..store.graph import GraphStore
 from ..models import CORE_RELATIONS
 from ..progress import progress
 from ..relations import expand_link, is_custom, relation_description
@@ -102,7 +102,7 @@ def rebuild(memory: "Alaya", *, now: Any = None) -> dict[str, Any]:
 
 def build(memory: "Alaya", work: Path, usage: dict[str, Any], moment: Any) -> dict[str, Any]:
     from ..providers import make_distiller
-    from ..vector_store import VectorStore
+    from ..store.vectors import VectorStore
 
     stamp = iso(moment)
     embedder = memory.embedder
@@ -169,7 +169,7 @@ def _apply_batch(batch: list[DistillPlan], graph: GraphStore, contexts: Any, ind
 def _replay(memory: "Alaya", graph: GraphStore, index: Any, stamp: str) -> dict[str, int]:
     """The L3 logs in time order: manual links, then the resolver's and introspect's merges,
     links (CONTRADICTS, SIMILAR_TO), supersedes (`valid_until`) and forgets."""
-    from ..resolver import merged_card
+    from ..distill.resolver import merged_card
     from .consolidate import _merge_in_graph
 
     records = [{**r, "op": r.get("op", "link"), "_manual": True} for r in read_log(log_path(memory, LINKS_LOG))]

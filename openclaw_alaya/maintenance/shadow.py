@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..fsutil import DIR_MODE, FILE_MODE, _fsync_dir
-from ..graph_store import GraphStore, version
+from ..store.fsutil import DIR_MODE, FILE_MODE, _fsync_dir
+from ..store.graph import GraphStore, version
 
 if TYPE_CHECKING:
     from ..engine import Alaya

@@ -116,7 +116,7 @@ def _buckets(memory: "Alaya") -> dict[str, Any]:
 
 
 def maintenance_steps() -> list[Any]:
-    from ..introspect import Step
+    from .introspect import Step
 
     return [
         Step("consolidate", _consolidate, order=20),

@@ -32,7 +32,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..config import TemperatureConfig
-from ..distilling import index_row, index_text
+from ..distill.plan import index_row, index_text
 from .bulk import set_cards
 from .common import CardRow, as_datetime, card_rows, parse_time, present_ids
 

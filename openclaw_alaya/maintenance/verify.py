@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from .. import journal
+from ..store import journal
 from .common import card_edges
 
 if TYPE_CHECKING:

@@ -18,6 +18,6 @@ def register_distillers(register):
 
 @hookimpl
 def introspect(memory):
-    from openclaw_alaya.introspect import Step
+    from openclaw_alaya.maintenance.introspect import Step
 
     return Step("test-step", lambda memory: {"hello": "world"}, order=50)

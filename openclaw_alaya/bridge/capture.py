@@ -1,0 +1,330 @@
+"""`alaya hook session-start` and `alaya hook session-end`: the OpenClaw bridge (DESIGN.md §6).
+
+Both read one JSON object on stdin (the event the OpenClaw plugin in `hooks/` sends) and print
+one JSON object on stdout. Missing or null fields are tolerated; stdin that is not a JSON
+object is a user error (exit 1, one line), which the plugin logs before going on.
+
+session-start: `{agentId, sessionKey, sessionId, prompt, messages, workspaceDir}` →
+`{"prependContext": "…"}`, or `{}` when there is nothing to say (no memory yet, budget 0).
+
+session-end: `{agentId, sessionKey, sessionId, reason, messages}` → ingest what is new, distill
+it, refresh the summary cache. Capture is idempotent without timestamps: OpenClaw re-sends the
+whole (possibly compacted) history on every `agent_end`, with new timestamps, string instead of
+block content, and extra keys; incoming messages are aligned with the stored turns on role and
+normalised text, and only those past the stored ones are new. The transcript is stored first
+(L3) and kept when distilling fails: the session then stays pending for `alaya introspect`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+from ..errors import InputError
+from ..models import Turn, check_id
+
+if TYPE_CHECKING:
+    from ..engine import Alaya
+
+_MAX_STDIN_BYTES = 50 * 1024 * 1024
+_OUR_BLOCK = re.compile(r"<alaya-memory\b[^>]*>.*?</alaya-memory>\s*", re.I | re.S)
+# OpenClaw may prefix a user message with a time envelope, e.g. "[Mon 2026-04-10 09:00 UTC] ".
+_ENVELOPE = re.compile(r"^\[[A-Za-z]{3} \d{4}-\d{2}-\d{2}[^\]\n]{0,40}\]\s*")
+_UNSAFE = re.compile(r"[^A-Za-z0-9._:@+-]+")
+_TITLE_CHARS = 80
+
+
+@dataclass
+class EndEvent:
+    agent_id: str
+    session_id: str | None
+    reason: str
+    turns: list[Turn] = field(default_factory=list)
+    session_key: str | None = None
+
+
+# --- CLI ------------------------------------------------------------------------------------
+
+
+def add_commands(sub: Any, command: Any) -> None:
+    hook = command("hook", _usage, "OpenClaw hooks: JSON event on stdin, JSON on stdout", json_flag=False)
+    hook_sub = hook.add_subparsers(title="hooks", metavar="HOOK")
+    start = hook_sub.add_parser(
+        "session-start", help="print the memory to inject at the start of a session",
+        description="Read the OpenClaw event on stdin; print {\"prependContext\": …} or {}.",
+    )
+    start.add_argument("--budget", type=int, help="token budget for the text (default: hook.budget_tokens)")
+    start.set_defaults(handler=cmd_session_start)
+    end = hook_sub.add_parser(
+        "session-end", help="capture a session's new messages and distill them",
+        description="Read {agentId, sessionKey, sessionId, reason, messages} on stdin; print a JSON report.",
+    )
+    end.set_defaults(handler=cmd_session_end)
+
+
+def _usage(args: argparse.Namespace) -> int:
+    print("usage: alaya hook {session-start,session-end} < event.json", file=sys.stderr)
+    return 2
+
+
+def cmd_session_start(args: argparse.Namespace) -> int:
+    event = read_event("hook session-start")
+    from .inject import StartRequest, build
+    from ..cli.common import memory as resident_memory
+
+    memory = resident_memory(args.data_dir)  # inside `alaya serve`: the resident one
+    if not memory.dirs.graph.exists():
+        _emit({})
+        return 0
+    cfg = memory.config.hook
+    budget = args.budget if args.budget is not None else cfg.budget_tokens
+    if budget < 0:
+        raise InputError("--budget must be 0 or more")
+    prompt = event.get("prompt")
+    request = StartRequest(
+        agent_id=agent_of(event),
+        session_id=session_of(event),
+        prompt=prompt if isinstance(prompt, str) else "",
+        budget=budget,
+        max_cards=cfg.max_cards,
+        card_chars=cfg.card_chars,
+        summary_max_age_hours=cfg.summary_max_age_hours,
+    )
+    text = build(memory, request)
+    _emit({"prependContext": text} if text else {})
+    return 0
+
+
+def cmd_session_end(args: argparse.Namespace) -> int:
+    event = read_event("hook session-end")
+    from ..engine import Alaya
+    from ..plugins import get_plugin_manager
+
+    memory = Alaya(args.data_dir)
+    end = end_event(event)
+    report: dict[str, Any] = {}
+    for result in reversed(get_plugin_manager().hook.session_end(memory=memory, event=end)):
+        if isinstance(result, dict):
+            report.update(result)
+    _emit(report)
+    return 0
+
+
+def _emit(data: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+
+
+def read_event(what: str) -> dict[str, Any]:
+    raw = sys.stdin.buffer.read(_MAX_STDIN_BYTES + 1)
+    if len(raw) > _MAX_STDIN_BYTES:
+        raise InputError(f"{what}: stdin is larger than 50 MB")
+    if not raw.strip():
+        raise InputError(f"{what}: stdin is empty, expected the event as a JSON object")
+    try:
+        event = json.loads(raw.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        detail = " ".join(str(exc).split())[:200] or type(exc).__name__
+        raise InputError(f"{what}: stdin is not valid JSON ({detail})") from None
+    if not isinstance(event, dict):
+        raise InputError(f"{what}: stdin must be a JSON object, got {type(event).__name__}")
+    return event
+
+
+# --- ids ------------------------------------------------------------------------------------
+
+
+def safe_id(raw: Any, prefix: str) -> str | None:
+    """A usable id from what OpenClaw sent: kept when valid, else a readable, collision-free
+    rewrite (`<cleaned>-<hash>`); None when absent."""
+    if raw is None or isinstance(raw, bool) or raw == "":
+        return None
+    text = raw if isinstance(raw, str) else json.dumps(raw, sort_keys=True)
+    try:
+        return check_id(text, "id")
+    except ValueError:
+        pass
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    cleaned = _UNSAFE.sub("-", text).strip("-._:@+")[:80]
+    return f"{cleaned}-{digest}" if cleaned else f"{prefix}-{digest}"
+
+
+def agent_of(event: dict[str, Any]) -> str:
+    return safe_id(event.get("agentId"), "agent") or "shared"
+
+
+def session_of(event: dict[str, Any]) -> str | None:
+    """OpenClaw's sessionId when present, else one derived from the sessionKey."""
+    sid = safe_id(event.get("sessionId"), "session")
+    if sid:
+        return sid
+    key = safe_id(event.get("sessionKey"), "key")
+    return f"key-{key}"[:128] if key else None
+
+
+# --- session-end ----------------------------------------------------------------------------
+
+
+def end_event(event: dict[str, Any]) -> EndEvent:
+    from ..ingest.formats import parse_messages
+
+    messages = event.get("messages")
+    if messages is None:
+        messages = []
+    if not isinstance(messages, list):
+        raise InputError("hook session-end: messages must be a list")
+    messages = messages[_after_last_reset(messages):]
+    reason = event.get("reason")
+    turns = parse_messages([_prepare(m) for m in messages], strict=False, where="hook session-end: messages")
+    return EndEvent(
+        agent_id=agent_of(event),
+        session_id=session_of(event),
+        reason=reason if isinstance(reason, str) and reason else "unknown",
+        turns=turns,
+        session_key=event.get("sessionKey") if isinstance(event.get("sessionKey"), str) else None,
+    )
+
+
+def _after_last_reset(messages: list[Any]) -> int:
+    """Index after OpenClaw's in-place reset marker (`__openclaw.kind == "reset"`, same session
+    id): what precedes it was captured before the reset, what follows is a new conversation."""
+    for index in range(len(messages) - 1, -1, -1):
+        meta = messages[index].get("__openclaw") if isinstance(messages[index], dict) else None
+        if isinstance(meta, dict) and meta.get("kind") == "reset":
+            return index + 1
+    return 0
+
+
+def _prepare(message: Any) -> Any:
+    """Positional turn ids (a message's own `id` is ignored), and our own injected block taken
+    out of user messages so memory never feeds on itself."""
+    if not isinstance(message, dict):
+        return message
+    message = {k: v for k, v in message.items() if k != "id"}
+    if str(message.get("role", "")).lower() == "user":
+        content = message.get("content")
+        if isinstance(content, str):
+            message["content"] = _OUR_BLOCK.sub("", content)
+        elif isinstance(content, list):
+            message["content"] = [
+                {**b, "text": _OUR_BLOCK.sub("", b["text"])} if isinstance(b, dict) and isinstance(b.get("text"), str) else b
+                for b in content
+            ]
+    return message
+
+
+def normalise(text: str) -> str:
+    return " ".join(_ENVELOPE.sub("", _OUR_BLOCK.sub("", text)).split())
+
+
+def new_turns(stored: list[Turn], incoming: list[Turn]) -> list[Turn]:
+    """The incoming turns that come after what is stored, with ids that continue the stored ones.
+
+    The incoming history is aligned with the stored turns: the offset where most incoming turns
+    match stored ones (role + normalised text), tried where the first few incoming turns occur;
+    at least half of the overlap must match. OpenClaw's history can start later than ours
+    (compaction) and earlier messages can come back reformatted; anything past the stored end
+    is new. No alignment: everything is new (a different conversation under the same id).
+    """
+    if not stored:
+        return [t.model_copy(update={"id": f"t{i:04d}"}) for i, t in enumerate(incoming, 1)]
+    s_keys = [(t.role, normalise(t.content)) for t in stored]
+    i_keys = [(t.role, normalise(t.content)) for t in incoming]
+    positions: dict[tuple[str, str], list[int]] = {}
+    for pos, key in enumerate(s_keys):
+        positions.setdefault(key, []).append(pos)
+    candidates = {0}
+    for j, key in enumerate(i_keys[:3]):
+        candidates.update(p - j for p in positions.get(key, []) if p - j >= 0)
+    n = len(stored)
+    best, best_score = n, 0
+    for offset in sorted(candidates):
+        overlap = min(n - offset, len(incoming))
+        if overlap <= 0:
+            continue
+        score = sum(1 for j in range(overlap) if s_keys[offset + j] == i_keys[j])
+        anchored = s_keys[offset] == i_keys[0]
+        # Half a match is enough only when the first incoming turn lines up; otherwise a
+        # repeated short reply ("OK") would pass a restarted conversation off as old.
+        if score > best_score and (score * 2 > overlap or (anchored and score * 2 >= overlap)):
+            best, best_score = offset, score
+    fresh = incoming[n - best :] if best < n else incoming
+    used = {t.id for t in stored}
+    out = []
+    for k, turn in enumerate(fresh, 1):
+        turn_id, rev = f"t{n + k:04d}", 1
+        while turn_id in used:
+            rev += 1
+            turn_id = f"t{n + k:04d}+{rev}"
+        used.add(turn_id)
+        out.append(turn.model_copy(update={"id": turn_id}))
+    return out
+
+
+def capture(memory: "Alaya", event: EndEvent) -> dict[str, Any]:
+    """The built-in session_end: ingest (L3 first), distill this session, refresh the summary."""
+    from ..models import Session
+
+    report: dict[str, Any] = {"session_id": event.session_id, "agent_id": event.agent_id, "reason": event.reason, "new_turns": 0}
+    sid = event.session_id
+    if sid is None:
+        if not event.turns:
+            return report
+        from ..ingest.formats import derive_session_id
+
+        sid = report["session_id"] = derive_session_id(event.turns)
+    if not memory.dirs.graph.exists():
+        if not event.turns:
+            report["distilled"] = False
+            return report
+        memory.init()  # first capture on a fresh install
+    stored = memory.raw.load(sid)
+    from ..redact import for_alignment
+
+    incoming = for_alignment(memory, sid, stored.agent_id if stored else event.agent_id, event.turns)
+    fresh = new_turns(stored.turns if stored else [], incoming)
+    if fresh:
+        first_user = next((t.content for t in incoming if t.role == "user"), "")
+        session = Session(
+            id=sid,
+            agent_id=stored.agent_id if stored else event.agent_id,
+            started_at=(stored.started_at if stored else None)
+            or next((t.timestamp for t in event.turns if t.timestamp), None)
+            or datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            title=(stored.title if stored else None) or (" ".join(first_user.split())[:_TITLE_CHARS] or None),
+            source_format="openclaw-hook",
+            turns=fresh,
+        )
+        ingested = memory.ingest(session)  # runs the store filters (secret redaction)
+        report["new_turns"] = ingested.new_turns
+        report["total_turns"] = ingested.total_turns
+    elif stored is None:
+        report["distilled"] = False
+        return report
+    else:
+        report["total_turns"] = len(stored.turns)
+    agent = stored.agent_id if stored else event.agent_id
+    report["distilled"] = False
+    if memory.config.hook.distill_at_end:
+        try:
+            from ..distill.batch import hook_deadline
+
+            with hook_deadline(memory):  # a model-backed distill must not outlast the hook
+                result = memory.distill(sid)
+            report["distilled"] = True
+            report["cards"] = result.cards
+        except Exception as exc:  # noqa: BLE001 - the transcript is stored; introspect retries
+            print(f"alaya: warning: distilling {sid} failed, left pending: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}", file=sys.stderr)
+    try:
+        from . import summary
+
+        summary.refresh(memory, [agent])
+    except Exception as exc:  # noqa: BLE001 - a cache; the next session-start recomputes it
+        print(f"alaya: warning: summary not refreshed: {type(exc).__name__}: {exc}", file=sys.stderr)
+    return report

@@ -1,0 +1,173 @@
+"""The `alaya` entry point, and the stdlib-only client of `alaya serve` (serve.py).
+
+`import lancedb` alone costs about a second, so a process that starts per hook call cannot be
+fast. When a daemon is serving the data directory, `alaya hook session-start` and
+`alaya recall` are forwarded to it over its unix socket (`<data dir>/serve.sock`) and this
+process never imports pydantic, Kuzu or LanceDB: it parses just enough of the command line,
+sends `{argv, stdin}`, and copies back the daemon's stdout, stderr and exit code. The daemon
+runs the same CLI code under the same lock protocol, so the answer is identical.
+
+Anything else, or no daemon (no socket, a stale one, a refused or broken connection), runs
+in process as before (`cli.main`). `ALAYA_NO_SERVE=1` forces in-process.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import os
+import socket
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+SOCKET_NAME = "serve.sock"
+PROTOCOL = 1
+CONNECT_TIMEOUT = float(os.environ.get("ALAYA_SERVE_CONNECT_TIMEOUT") or 0.25)  # seconds
+REPLY_TIMEOUT = float(os.environ.get("ALAYA_SERVE_TIMEOUT") or 120.0)  # seconds for the whole answer
+_MAX_STDIN_BYTES = 50 * 1024 * 1024
+# options of `alaya recall` that take a value (the rest are flags)
+_RECALL_VALUED = {"--concepts", "--rel", "--depth", "--from-nodes", "--budget", "--scope", "--top-k"}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    plan = fast_path(args)
+    if plan is not None and not os.environ.get("ALAYA_NO_SERVE"):
+        data_dir, forwarded, needs_stdin = plan
+        stdin, tty = _stdin_for(needs_stdin)
+        reply = request(data_dir, {"op": "run", "argv": forwarded, "stdin": stdin, "tty": tty})
+        if reply is not None and reply.get("ok") and isinstance(reply.get("exit"), int):
+            _write(sys.stdout, reply.get("stdout"))
+            _write(sys.stderr, reply.get("stderr"))
+            return reply["exit"]
+        if stdin is not None:  # already read: hand the same bytes to the in-process run
+            sys.stdin = io.TextIOWrapper(io.BytesIO(base64.b64decode(stdin)), encoding="utf-8")
+    from .main import main as run_in_process
+
+    return run_in_process(args)
+
+
+# --- which commands go to the daemon ---------------------------------------------------------
+
+
+def fast_path(args: list[str]) -> tuple[Path, list[str], bool] | None:
+    """(data dir, argv for the daemon, whether stdin carries input) for `hook session-start`
+    and `recall`; None for anything else (help, version, other commands, odd options)."""
+    explicit = None
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        if args[i] == "--data-dir" and i + 1 < len(args):
+            explicit, i = args[i + 1], i + 2
+        elif args[i].startswith("--data-dir="):
+            explicit, i = args[i].split("=", 1)[1], i + 1
+        else:
+            return None  # --help, --version, or something the real parser should judge
+    rest = args[i:]
+    if any(a in ("-h", "--help") for a in rest):
+        return None
+    if rest[:2] == ["hook", "session-start"]:
+        needs_stdin = True
+    elif rest[:1] == ["recall"]:
+        needs_stdin = not _recall_has_target(rest[1:])
+    else:
+        return None
+    data_dir = resolve_data_dir(explicit)
+    return data_dir, ["--data-dir", str(data_dir), *rest], needs_stdin
+
+
+def _recall_has_target(rest: list[str]) -> bool:
+    """A query, --concepts or --from-nodes: recall then does not read stdin."""
+    j = 0
+    while j < len(rest):
+        arg = rest[j]
+        name = arg.split("=", 1)[0]
+        if name in ("--concepts", "--from-nodes"):
+            return True
+        if name in _RECALL_VALUED:
+            j += 1 if "=" in arg else 2
+            continue
+        if not arg.startswith("-") or arg == "-":
+            return True
+        j += 1
+    return False
+
+
+def resolve_data_dir(explicit: str | None) -> Path:
+    """As datadir.resolve_data_dir: `--data-dir`, then `$ALAYA_HOME`, then `~/.alaya`."""
+    chosen = explicit if explicit is not None else os.environ.get("ALAYA_HOME") or "~/.alaya"
+    return Path(chosen).expanduser().resolve()
+
+
+def _stdin_for(needs: bool) -> tuple[str | None, bool]:
+    """(stdin as base64, stdin is a terminal)."""
+    try:
+        tty = sys.stdin is not None and sys.stdin.isatty()
+    except (ValueError, OSError):
+        tty = False
+    if not needs or tty or sys.stdin is None:
+        return None, tty
+    data = sys.stdin.buffer.read(_MAX_STDIN_BYTES + 1)
+    return base64.b64encode(data).decode("ascii"), False
+
+
+def _write(stream, payload: str | None) -> None:
+    if payload:
+        data = base64.b64decode(payload)
+        stream.flush()
+        stream.buffer.write(data)
+        stream.buffer.flush()
+
+
+# --- the socket --------------------------------------------------------------------------------
+
+
+def socket_path(data_dir: Path) -> Path:
+    return Path(data_dir) / SOCKET_NAME
+
+
+def address(path: Path) -> tuple[str, int | None]:
+    """A connectable address for `path`. AF_UNIX paths are limited to 107 bytes; a longer one
+    is reached through /proc/self/fd/<dir fd>/<name> (the fd is the caller's to close)."""
+    text = str(path)
+    if len(text.encode()) < 100:
+        return text, None
+    fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+    return f"/proc/self/fd/{fd}/{path.name}", fd
+
+
+def request(data_dir: Path, message: dict, *, connect_timeout: float | None = None,
+            timeout: float | None = None) -> dict | None:
+    """Send one request to the daemon serving `data_dir`; its reply, or None when no daemon
+    answers (no socket, stale socket, refused, timed out, or a reply that does not parse)."""
+    path = socket_path(data_dir)
+    if not os.path.exists(path):
+        return None
+    fd = None
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        where, fd = address(path)
+        sock.settimeout(CONNECT_TIMEOUT if connect_timeout is None else connect_timeout)
+        sock.connect(where)
+        sock.settimeout(REPLY_TIMEOUT if timeout is None else timeout)
+        sock.sendall(json.dumps({"v": PROTOCOL, **message}).encode("utf-8") + b"\n")
+        sock.shutdown(socket.SHUT_WR)
+        chunks = []
+        while True:
+            chunk = sock.recv(1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        reply = json.loads(b"".join(chunks) or b"null")
+        return reply if isinstance(reply, dict) else None
+    except (OSError, ValueError):
+        return None
+    finally:
+        sock.close()
+        if fd is not None:
+            os.close(fd)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

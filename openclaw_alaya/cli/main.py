@@ -1,0 +1,297 @@
+"""The `alaya` command. Exit codes (DESIGN.md §7): 0 success, 1 user error with a one-line
+message and no traceback, 2 usage error. Heavy libraries load only in the commands that use them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .. import __version__
+from ..errors import AlayaError, InputError
+from .render import render_recall, render_schema, render_status, render_trace
+
+Handler = Callable[[argparse.Namespace], int]
+_MAX_STDIN_BYTES = 50 * 1024 * 1024
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    os.umask(0o077)  # memories are private: every file the stores create is owner-only
+    try:
+        return args.handler(args)
+    except AlayaError as exc:
+        _fail(str(exc))
+        return exc.exit_code
+    except KeyboardInterrupt:
+        _fail("interrupted")
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the user gets one line, not a traceback
+        if os.environ.get("ALAYA_DEBUG"):
+            raise
+        _fail(f"internal error: {type(exc).__name__}: {_one_line(str(exc))} (set ALAYA_DEBUG=1 for details)")
+        return 1
+
+
+def _fail(message: str) -> None:
+    print(f"alaya: error: {_one_line(message)}", file=sys.stderr)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())[:500]
+
+
+def _memory(args: argparse.Namespace):
+    from .common import memory
+
+    return memory(args.data_dir)  # inside `alaya serve`: the resident one
+
+
+def _print_json(data: Any) -> None:
+    print(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def _read_stdin() -> bytes:
+    data = sys.stdin.buffer.read(_MAX_STDIN_BYTES + 1)
+    if len(data) > _MAX_STDIN_BYTES:
+        raise InputError("<stdin>: input is larger than 50 MB")
+    return data
+
+
+def _csv(value: str | None) -> list[str]:
+    return [part.strip() for part in (value or "").split(",") if part.strip()]
+
+
+# --- commands -------------------------------------------------------------------------------
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    root = _memory(args).init()
+    print(f"initialised {root}")
+    return 0
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    if bool(args.file) == bool(args.stdin):
+        raise InputError("give a FILE or --stdin (one of them)")
+    if len(args.file) > 1 or (args.file and os.path.isdir(args.file[0])):
+        return _ingest_many(args)
+    args.file = args.file[0] if args.file else None
+    memory = _memory(args)
+    source = _read_stdin() if args.stdin else args.file
+    result = memory.ingest(source, agent_id=args.agent, session_id=args.session_id, include_tools=args.include_tools)
+    report: dict[str, Any] = result.model_dump()
+    if args.distill:
+        report["distilled"] = memory.distill(result.session_id).model_dump()
+    if args.json:
+        _print_json(report)
+    else:
+        print(f"{result.session_id}: {result.new_turns} new turns ({result.total_turns} in all) → {result.path}")
+        if args.distill:
+            d = report["distilled"]
+            print(f"distilled {d['cards']} cards, {d['links']} links")
+    return 0
+
+
+def _ingest_many(args: argparse.Namespace) -> int:
+    """Several files or a directory: many sessions per lock hold (batch_ingest.py)."""
+    from ..ingest.batch import session_files
+
+    if args.session_id:
+        raise InputError("--session-id needs a single session file")
+    memory = _memory(args)
+    results = memory.ingest_many(session_files(args.file), agent_id=args.agent, include_tools=args.include_tools)
+    report: dict[str, Any] = {"sessions": [r.model_dump() for r in results]}
+    if args.distill:
+        report["distilled"] = memory.distill().model_dump()
+    if args.json:
+        _print_json(report)
+    else:
+        new = sum(r.new_turns for r in results)
+        print(f"ingested {len(results)} sessions: {new} new turns")
+        if args.distill:
+            d = report["distilled"]
+            print(f"distilled {d['cards']} cards, {d['links']} links")
+    return 0
+
+
+def cmd_distill(args: argparse.Namespace) -> int:
+    report = _memory(args).distill(args.session)
+    if args.json:
+        _print_json(report.model_dump())
+    else:
+        print(f"distilled {report.sessions} sessions: {report.cards} cards, {report.links} links")
+    return 0
+
+
+_RECALL_KEYS = {"query", "concepts", "relations", "depth", "from_nodes", "budget", "scope", "top_k"}
+
+
+def cmd_recall(args: argparse.Namespace) -> int:
+    request: dict[str, Any] = {
+        "query": args.query,
+        "concepts": _csv(args.concepts),
+        "relations": [r for value in args.rel or [] for r in _csv(value)],
+        "depth": args.depth,
+        "from_nodes": _csv(args.from_nodes),
+        "budget": args.budget,
+        "scope": args.scope,
+        "top_k": args.top_k,
+    }
+    if not (request["query"] or request["concepts"] or request["from_nodes"]):
+        if sys.stdin.isatty():
+            raise InputError("give a query, --concepts, --from-nodes, or a JSON request on stdin")
+        request.update({k: v for k, v in _stdin_request().items() if v is not None})
+    result = _memory(args).recall(**request)
+    if args.json:
+        _print_json(result.model_dump())
+    else:
+        print(render_recall(result))
+    return 0
+
+
+def _stdin_request() -> dict[str, Any]:
+    """The seed's JSON mode: `{"concepts", "relations", "depth", "from_nodes", "query", "budget"}`."""
+    raw = _read_stdin()
+    try:
+        data = json.loads(raw.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise InputError(f"<stdin>: recall request is not valid JSON ({_one_line(str(exc))})") from None
+    if not isinstance(data, dict):
+        raise InputError("<stdin>: recall request must be a JSON object")
+    unknown = sorted(set(data) - _RECALL_KEYS)
+    if unknown:
+        raise InputError(f"<stdin>: unknown key {unknown[0]!r} in recall request (known: {', '.join(sorted(_RECALL_KEYS))})")
+    for key in ("concepts", "relations", "from_nodes"):
+        if key in data and isinstance(data[key], str):
+            data[key] = _csv(data[key])
+        if key in data and not (isinstance(data[key], list) and all(isinstance(v, str) for v in data[key])):
+            raise InputError(f"<stdin>: {key} must be a list of strings")
+    for key in ("depth", "budget", "top_k"):
+        if key in data and data[key] is not None and (not isinstance(data[key], int) or isinstance(data[key], bool) or data[key] < 0):
+            raise InputError(f"<stdin>: {key} must be a non-negative integer")
+    for key in ("query", "scope"):
+        if key in data and data[key] is not None and not isinstance(data[key], str):
+            raise InputError(f"<stdin>: {key} must be a string")
+    return data
+
+
+def cmd_trace(args: argparse.Namespace) -> int:
+    result = _memory(args).trace(args.card_id)
+    if args.json:
+        _print_json(result.model_dump())
+    else:
+        print(render_trace(result))
+    return 0
+
+
+def cmd_link(args: argparse.Namespace) -> int:
+    result = _memory(args).link(args.src, args.dst, args.rel, weight=args.weight)
+    if args.json:
+        _print_json(result.model_dump())
+    else:
+        kind = "custom" if result.custom else "core"
+        print(f"linked {result.src} -[{result.rel}]-> {result.dst} ({kind} relation, {result.edges} edges stored)")
+    return 0
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    schema = _memory(args).schema()
+    show_all = not (args.relations or args.node_types)
+    wanted = {
+        key: schema[key]
+        for key, on in (("relations", args.relations or show_all), ("node_types", args.node_types or show_all))
+        if on
+    }
+    if args.json:
+        _print_json(wanted)
+    else:
+        print(render_schema(wanted))
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    status = _memory(args).status()
+    if args.json:
+        _print_json(status)
+    else:
+        print(render_status(status))
+    return 0
+
+
+# --- parser ---------------------------------------------------------------------------------
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="alaya", description="Long-term memory for OpenClaw agents.")
+    parser.add_argument("--version", action="version", version=f"alaya {__version__}")
+    parser.add_argument("--data-dir", help="data directory (default: $ALAYA_HOME or ~/.alaya)")
+    parser.set_defaults(handler=lambda _args: (parser.print_help(), 2)[1])
+    sub = parser.add_subparsers(title="commands", metavar="COMMAND")
+
+    def command(name: str, handler: Handler, help_text: str, *, json_flag: bool = True) -> argparse.ArgumentParser:
+        cmd = sub.add_parser(name, help=help_text, description=help_text)
+        cmd.set_defaults(handler=handler)
+        if json_flag:
+            cmd.add_argument("--json", action="store_true", help="print JSON for programs and agents")
+        return cmd
+
+    command("init", cmd_init, "create the data directory, config and stores", json_flag=False)
+
+    ingest = command("ingest", cmd_ingest, "store a session (OpenClaw JSONL, session JSON or a message list)")
+    ingest.add_argument("file", nargs="*", help="session file(s), or a directory of them (*.json, *.jsonl)")
+    ingest.add_argument("--stdin", action="store_true", help="read the session from standard input")
+    ingest.add_argument("--agent", help="agent id the session belongs to (its cards' scope)")
+    ingest.add_argument("--session-id", help="session id to use when the input has none")
+    ingest.add_argument("--include-tools", action="store_true", help="keep tool calls and results as turns")
+    ingest.add_argument("--distill", action="store_true", help="distill the session right away")
+
+    distill = command("distill", cmd_distill, "turn undistilled turns into cards and links")
+    distill.add_argument("--session", help="only this session")
+
+    recall = command("recall", cmd_recall, "find cards by query, concepts and relations")
+    recall.add_argument("query", nargs="?", help="what to look for")
+    recall.add_argument("--concepts", help="comma-separated concepts to start from")
+    recall.add_argument("--rel", action="append", help="relation(s) to follow, comma-separated or repeated")
+    recall.add_argument("--depth", type=int, help="hops to follow (default 1 with --rel/--concepts)")
+    recall.add_argument("--from-nodes", help="comma-separated card ids to navigate from")
+    recall.add_argument("--budget", type=int, help="token budget for the returned cards")
+    recall.add_argument("--scope", help="agent id: its cards plus shared ones")
+    recall.add_argument("--top-k", type=int, help="at most this many cards")
+
+    trace = command("trace", cmd_trace, "show the source turns a card was distilled from")
+    trace.add_argument("card_id")
+
+    link = command("link", cmd_link, "record a relation between two cards")
+    link.add_argument("src")
+    link.add_argument("dst")
+    link.add_argument("--rel", required=True, help="relation name; unknown names become custom relations")
+    link.add_argument("--weight", type=float, default=1.0)
+
+    schema = command("schema", cmd_schema, "list relation types and card types")
+    schema.add_argument("--relations", action="store_true")
+    schema.add_argument("--node-types", action="store_true")
+
+    command("status", cmd_status, "counts of sessions, cards and links")
+    for add_commands in _COMMAND_GROUPS:
+        add_commands(sub, command)
+    return parser
+
+
+# Command groups that live in their own modules: each is `add_commands(sub, command)`, where
+# `command(name, handler, help, json_flag=True)` adds a subcommand as above.
+_COMMAND_GROUPS: list[Callable[..., None]] = []
+_COMMAND_GROUPS.append(__import__("openclaw_alaya.bridge.capture", fromlist=["add_commands"]).add_commands)  # hook session-start|end
+_COMMAND_GROUPS.append(__import__("openclaw_alaya.cli.ops", fromlist=["add_commands"]).add_commands)  # plugins, introspect, backup, cron
+_COMMAND_GROUPS.append(__import__("openclaw_alaya.maintenance.reembed", fromlist=["add_commands"]).add_commands)  # reembed
+_COMMAND_GROUPS.append(__import__("openclaw_alaya.cli.maintenance", fromlist=["add_commands"]).add_commands)  # verify, rebuild, export, import-memex
+_COMMAND_GROUPS.append(__import__("openclaw_alaya.cli.daemon", fromlist=["add_commands"]).add_commands)  # serve start|run|stop|status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

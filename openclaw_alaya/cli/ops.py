@@ -1,0 +1,107 @@
+"""Commands for plugins and maintenance: `alaya plugins`, `alaya introspect`, `alaya backup`,
+`alaya cron run`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+
+def add_commands(sub: Any, command: Any) -> None:
+    command("plugins", cmd_plugins, "list the loaded plugins and the hooks they implement")
+    introspect = command("introspect", cmd_introspect, "run the maintenance steps (distill pending sessions, consolidate, cool down, forget, refresh the summary, …)")
+    introspect.add_argument("--steps", help="comma-separated step names to run (default: all)")
+    introspect.add_argument("--dry-run", action="store_true", help="report what would change, change nothing")
+    backup = command("backup", cmd_backup, "write a dated copy of the data directory (default: <data dir>/backups)")
+    backup.add_argument("--dest", help="folder for the copies (default: backup.dest or <data dir>/backups)")
+    backup.add_argument("--keep", type=int, help="copies to keep (default: backup.keep, 7)")
+    cron = command("cron", _cron_usage, "scheduled maintenance (jobs and schedules in config.cron)", json_flag=False)
+    cron_sub = cron.add_subparsers(title="cron commands", metavar="COMMAND")
+    run = cron_sub.add_parser("run", help="run the jobs that are due", description="Run the jobs that are due; keep running unless --once.")
+    run.add_argument("--once", action="store_true", help="a single pass, then exit (for crontab and OpenClaw automations)")
+    run.add_argument("--json", action="store_true", help="print JSON")
+    run.set_defaults(handler=cmd_cron_run)
+
+
+def _memory(args: argparse.Namespace):
+    from ..engine import Alaya
+
+    return Alaya(args.data_dir)
+
+
+def _print_json(data: Any) -> None:
+    print(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def cmd_plugins(args: argparse.Namespace) -> int:
+    from ..plugins import describe
+
+    rows = describe()
+    if args.json:
+        _print_json(rows)
+    else:
+        for row in rows:
+            origin = f" ({row['distribution']})" if row["distribution"] else ""
+            print(f"{row['name']}{origin}: {', '.join(row['hooks']) or '(no hooks)'}")
+    return 0
+
+
+def cmd_introspect(args: argparse.Namespace) -> int:
+    from ..maintenance.introspect import run
+
+    steps = [part.strip() for part in (args.steps or "").split(",") if part.strip()] or None
+    report = run(_memory(args), steps=steps, dry_run=args.dry_run)
+    if args.json:
+        _print_json(report)
+    else:
+        for step in report["steps"]:
+            detail = json.dumps(step["result"], ensure_ascii=False) if step["ok"] else step["error"]
+            print(f"{'ok  ' if step['ok'] else 'FAIL'} {step['step']} ({step['seconds']:.2f}s): {detail}")
+    if not report["ok"]:
+        print("alaya: error: some introspect steps failed", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_backup(args: argparse.Namespace) -> int:
+    from ..maintenance.backup import backup
+
+    result = backup(_memory(args), dest=args.dest, keep=args.keep)
+    if args.json:
+        _print_json(result)
+    else:
+        print(f"backed up to {result['path']} ({result['bytes']} bytes); removed {len(result['removed'])} old copies")
+    return 0
+
+
+def _cron_usage(args: argparse.Namespace) -> int:
+    print("usage: alaya cron run [--once] [--json]", file=sys.stderr)
+    return 2
+
+
+def cmd_cron_run(args: argparse.Namespace) -> int:
+    from ..maintenance import cron
+
+    def show(result: dict[str, Any]) -> None:
+        if args.json:
+            print(json.dumps(result, ensure_ascii=False), flush=True)
+            return
+        if result.get("busy"):
+            print(result["message"], flush=True)
+        for job in result["ran"]:
+            status = "ok" if job["ok"] else f"FAILED: {job['error']}"
+            print(f"{cron.local_now().isoformat(timespec='seconds')} {job['job']}: {status} ({job['seconds']:.1f}s)", flush=True)
+
+    if not args.once:
+        cron.run_forever(lambda: _memory(args), show)
+        return 0
+    result = cron.run_once(_memory(args))
+    show(result)
+    if not args.json and not result["ran"] and not result.get("busy"):
+        print(f"nothing due; next job at {result['next']}")
+    if not result["ok"]:
+        print("alaya: error: some cron jobs failed (see state/cron.json)", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,68 @@
+"""Human-readable output for the CLI (the `--json` forms are the models' own dumps)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..models import RecallResult, TraceResult
+
+_SNIPPET_CHARS = 300
+
+
+def _snippet(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= _SNIPPET_CHARS else flat[: _SNIPPET_CHARS - 1] + "…"
+
+
+def render_recall(result: RecallResult) -> str:
+    if not result.nodes:
+        return "no matching memories"
+    lines: list[str] = []
+    for i, node in enumerate(result.nodes, 1):
+        via = f" · via {node.matched_rel} (rel {node.rel_similarity:.2f})" if node.matched_rel else ""
+        lines.append(f"{i}. [{node.type}] {node.title}  ({node.card_id})")
+        until = f" · superseded since {node.valid_until}" if node.superseded else ""
+        lines.append(f"   score {node.score:.3f} · h_distance {node.h_distance:.2f}{via} · {node.tier}{until}")
+        lines.append(f"   {_snippet(node.content)}")
+        for source in node.sources:
+            lines.append(f"   source: {source.session_id} turns {', '.join(source.turn_ids)}")
+    if result.explorable:
+        parts = [f"{e.rel} ×{e.count} (sim {e.rel_sim_to_query:.2f})" for e in result.explorable]
+        lines.append("explorable: " + " · ".join(parts))
+    lines.append(f"h_distance_avg: {result.h_distance_avg:.2f}")
+    return "\n".join(lines)
+
+
+def render_trace(result: TraceResult) -> str:
+    lines = [f"[{result.type}] {result.title}  ({result.card_id})", _snippet(result.content), ""]
+    for session in result.sessions:
+        lines.append(f"session {session.session_id} ({session.started_at or 'undated'}) — {session.path}")
+        sources = {turn.id for turn in session.turns}
+        for turn in session.context:
+            mark = ">>" if turn.id in sources else "  "
+            speaker = turn.name or turn.role
+            lines.append(f"{mark} [{turn.id}] {speaker}: {_snippet(turn.content)}")
+        lines.append("")
+    if not result.sessions:
+        lines.append("(source session not found in raw/sessions)")
+    return "\n".join(lines).rstrip()
+
+
+def render_schema(schema: dict[str, Any]) -> str:
+    lines: list[str] = []
+    if "relations" in schema:
+        lines.append("relations:")
+        for rel in schema["relations"]:
+            kind = "core" if rel["core"] else "custom"
+            lines.append(f"  {rel['name']:<16} {kind:<6} {rel['count']:>6}  {rel['description']}")
+    if "node_types" in schema:
+        lines.append("card types:")
+        for node_type in schema["node_types"]:
+            lines.append(f"  {node_type['name']:<12} {node_type['description']}")
+    return "\n".join(lines)
+
+
+def render_status(status: dict[str, Any]) -> str:
+    from ..maintenance.status import render
+
+    return render(status)

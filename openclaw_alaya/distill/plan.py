@@ -1,0 +1,127 @@
+"""Distillation in two halves, so the slow half never runs under the lock (DESIGN.md §2):
+`prepare` (distil, build cards, embed: seconds, no lock) and `apply` (write contexts, graph and
+index rows: milliseconds, under the write lock)."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+from ..store.graph import GraphStore
+from ..models import Card, DistillResult, Link, Session, SourceRef, Turn
+from ..store.raw import RawStore
+from ..relations import expand_link, normalise_relation
+
+if TYPE_CHECKING:
+    from ..embedding import Embedder
+    from ..providers import Distiller
+
+_CARD_NAMESPACE = uuid.UUID("6f1c2a4e-6a6f-4c1a-9d55-616c61796121")
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def card_id(session_id: str, key: str) -> str:
+    """Deterministic: re-distilling the same turns gives the same card ids."""
+    return "card-" + str(uuid.uuid5(_CARD_NAMESPACE, session_id + "\x00" + key))
+
+
+def index_text(card: Card) -> str:
+    """What the index sees of a card: its words, tags and entity names."""
+    return "\n".join([card.title, card.content, " ".join(card.tags), " ".join(card.entities)])
+
+
+def index_row(card: Card) -> dict[str, str]:
+    return {"id": card.id, "text": index_text(card), "scope": card.scope, "type": card.type}
+
+
+@dataclass
+class DistillPlan:
+    """One session's distillation, ready to apply if nobody distilled those turns meanwhile."""
+
+    session: Session
+    start: int
+    cards: list[Card]
+    links: list[Link]  # between this session's new cards; TEMPORAL_NEXT is added on apply
+    vectors: Any
+
+
+def prepare(session: Session, start: int, distiller: "Distiller", embedder: "Embedder | None", max_cards: int) -> DistillPlan:
+    result = distiller.distill(session, start)
+    stamp = now_iso()
+    cards = [_card(session, draft, stamp) for draft in result.cards[:max_cards]]
+    # embedder None: the caller embeds a whole batch at once (pipeline.py)
+    vectors = embedder.embed([index_text(card) for card in cards]) if cards and embedder is not None else None
+    return DistillPlan(session, start, cards, _draft_links(session, result, {c.id for c in cards}, stamp), vectors)
+
+
+def _card(session: Session, draft, stamp: str) -> Card:
+    return Card(
+        id=card_id(session.id, draft.key),
+        title=draft.title,
+        content=draft.content,
+        type=draft.type,
+        tags=draft.tags,
+        entities=draft.entities,
+        importance=draft.importance,
+        scope=session.agent_id,
+        sources=[SourceRef(session_id=session.id, turn_ids=draft.turn_ids)],
+        created_at=stamp,
+        updated_at=stamp,
+        valid_from=draft.valid_from,
+    )
+
+
+def _draft_links(session: Session, result: DistillResult, kept: set[str], stamp: str) -> list[Link]:
+    links = []
+    for draft in result.links:
+        src, dst = card_id(session.id, draft.src), card_id(session.id, draft.dst)
+        if src in kept and dst in kept and src != dst:
+            links += expand_link(src, dst, normalise_relation(draft.rel), draft.weight, stamp)
+    return links
+
+
+def apply(plans: list[DistillPlan], graph: GraphStore, raw: RawStore) -> tuple[list[DistillPlan], int]:
+    """Write the plans whose sessions are still where they were when prepared (L3 contexts,
+    then L2). Returns the applied plans (their cards go to L1 next) and the links written."""
+    # the whole batch goes out in a few statements (one per kind, not per session) and one
+    # batched sync of the context files: a backlog applies at hundreds of turns a second
+    cards, links, sessions = [], [], []
+    stamp = now_iso()
+    known = graph.get_sessions([plan.session.id for plan in plans])
+    # the others were distilled by another process meanwhile
+    applied = [plan for plan in plans if ((known.get(plan.session.id) or {}).get("distilled_turns") or 0) == plan.start]
+    if not applied:
+        return applied, 0
+    for plan in applied:
+        current = known.get(plan.session.id) or {}
+        cards += plan.cards
+        chain = ([current["last_card"]] if current.get("last_card") else []) + [c.id for c in plan.cards]
+        links += [link for a, b in zip(chain, chain[1:]) for link in expand_link(a, b, "TEMPORAL_NEXT", 1.0, stamp)]
+        links += plan.links
+        sessions.append({**current, "distilled_turns": len(plan.session.turns), "last_card": chain[-1] if chain else None})
+    contexts, extracted = provenance(cards, applied)
+    raw.write_contexts(contexts)  # L3 first, one batched sync
+    graph.upsert_cards(cards)
+    graph.link_to_sessions(extracted)
+    graph.add_links(links)
+    graph.upsert_sessions(sessions)
+    return applied, len(links)
+
+
+def provenance(cards: list[Card], plans: list[DistillPlan]) -> tuple[list[tuple[str, str, list[Turn]]], list[dict[str, Any]]]:
+    """The L3 context entries and EXTRACTED_FROM rows of the cards' sources in these plans'
+    sessions: a card that cards of other sessions were merged into (pipeline.py) cites each."""
+    turns = {plan.session.id: {turn.id: turn for turn in plan.session.turns} for plan in plans}
+    contexts, extracted = [], []
+    for card in cards:
+        for source in card.sources:
+            by_id = turns.get(source.session_id)
+            if by_id is not None:
+                contexts.append((card.id, source.session_id, [by_id[t] for t in source.turn_ids if t in by_id]))
+                extracted.append({"card": card.id, "session": source.session_id, "turns": source.turn_ids})
+    return contexts, extracted

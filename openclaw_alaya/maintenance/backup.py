@@ -1,0 +1,66 @@
+"""`alaya backup`: a consistent dated copy of the data directory (DESIGN.md §1, §2).
+
+Taken under the shared lock, so no write is half-applied in the copy while recalls go on;
+written to a hidden temporary folder and renamed when complete. The copy is a data directory
+itself (`alaya --data-dir COPY recall …` works). Keeps the newest `backup.keep` copies.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import InputError
+from ..store.fsutil import ensure_dir
+
+if TYPE_CHECKING:
+    from ..engine import Alaya
+
+PREFIX = "alaya-"
+_NAME = re.compile(r"^alaya-\d{8}T\d{6}Z(?:-\d+)?$")
+_SKIP = {".lock", "lock-holder.json", "cron.lock"}
+
+
+def backup(memory: "Alaya", dest: str | Path | None = None, keep: int | None = None, now: datetime | None = None) -> dict[str, Any]:
+    memory.dirs.require()
+    root = memory.dirs.root
+    target_dir = Path(dest or memory.config.backup.dest or root / "backups").expanduser().resolve()
+    if target_dir == root or root.is_relative_to(target_dir):
+        raise InputError(f"backup destination {target_dir} contains the data directory")
+    keep = memory.config.backup.keep if keep is None else keep
+    if keep < 1:
+        raise InputError("--keep must be 1 or more")
+    ensure_dir(target_dir)
+    stamp = (now or datetime.now(timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
+    name, n = PREFIX + stamp, 1
+    while (target_dir / name).exists():
+        n += 1
+        name = f"{PREFIX}{stamp}-{n}"
+    final = target_dir / name
+    staging = target_dir / f".{name}.partial"
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        here = Path(folder).resolve()
+        skipped = {x for x in names if x in _SKIP}
+        if here == root:
+            skipped.add("backups")
+        skipped.update(x for x in names if (here / x).resolve() == target_dir)
+        return skipped
+
+    try:
+        with memory.lock.read("backup"):
+            shutil.copytree(root, staging, ignore=ignore, symlinks=True)
+        staging.rename(final)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    removed = []
+    copies = sorted(p for p in target_dir.iterdir() if p.is_dir() and _NAME.match(p.name))
+    for old in copies[:-keep]:
+        shutil.rmtree(old, ignore_errors=True)
+        removed.append(str(old))
+    size = sum(p.stat().st_size for p in final.rglob("*") if p.is_file())
+    return {"path": str(final), "bytes": size, "removed": removed, "kept": min(len(copies), keep)}

@@ -1,0 +1,86 @@
+"""`alaya introspect`: scheduled maintenance as a sequence of steps (DESIGN.md §2, §6).
+
+Steps come from the `introspect` hook, so a plugin (or the full maintenance of a later issue:
+consolidate, cool, forget) adds its own. Built in: distill the sessions left pending (one by
+one, so one bad session does not stop the others) and refresh the integrated summaries. Each
+step is timed and reported; a failing step does not stop the next ones.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..engine import Alaya
+
+
+@dataclass
+class Step:
+    name: str
+    run: Callable[["Alaya"], dict[str, Any] | None]
+    order: int = 50
+
+
+def default_steps() -> list[Step]:
+    return [Step("distill-pending", distill_pending, order=10), Step("refresh-summary", refresh_summary, order=90)]
+
+
+def distill_pending(memory: "Alaya") -> dict[str, Any]:
+    done, cards, failed = 0, 0, []
+    for row in memory.pending_sessions():
+        try:
+            cards += memory.distill(row["id"]).cards
+            done += 1
+        except Exception as exc:  # noqa: BLE001 - reported; the session stays pending
+            failed.append({"session_id": row["id"], "error": f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"})
+    if failed and not done:
+        raise RuntimeError(f"{len(failed)} sessions failed to distill, e.g. {failed[0]['session_id']}: {failed[0]['error']}")
+    return {"sessions": done, "cards": cards, "failed": failed}
+
+
+def refresh_summary(memory: "Alaya") -> dict[str, Any]:
+    from ..bridge import summary
+
+    with memory.lock.read("introspect (agents)"):
+        with memory.graph(write=False) as graph:
+            agents = sorted({s["agent_id"] or "shared" for s in graph.sessions()})
+    scopes = sorted(set(agents) | set(summary.cached_scopes(memory)) | {"shared"})
+    refreshed = summary.refresh(memory, scopes)
+    return {"scopes": len(refreshed)}
+
+
+def run(memory: "Alaya", *, steps: list[str] | None = None, dry_run: bool = False, now: Any = None) -> dict[str, Any]:
+    """Run every step in order (or only the named `steps`); the report says what each did or
+    why it failed. `dry_run`: steps that support it report what they would do, others are
+    skipped; `now` (datetime, timestamp or ISO string) is the clock the maintenance steps use."""
+    from ..errors import InputError
+    from .steps import DRY_RUN_STEPS, using
+    from ..plugins import get_plugin_manager
+
+    memory.dirs.require()
+    found: list[Step] = []
+    for result in get_plugin_manager().hook.introspect(memory=memory):
+        found.extend(s for s in (result if isinstance(result, list) else [result]) if isinstance(s, Step))
+    if steps:
+        unknown = sorted(set(steps) - {s.name for s in found})
+        if unknown:
+            raise InputError(f"unknown introspect step {unknown[0]!r} (steps: {', '.join(s.name for s in sorted(found, key=lambda s: s.order))})")
+        found = [s for s in found if s.name in steps]
+    report: list[dict[str, Any]] = []
+    with using(now=now, dry_run=dry_run, steps=[s.name for s in found]):
+        for step in sorted(found, key=lambda s: s.order):
+            started = time.monotonic()
+            entry: dict[str, Any] = {"step": step.name}
+            if dry_run and step.name not in DRY_RUN_STEPS:
+                report.append({**entry, "ok": True, "result": {"skipped": "no dry run for this step"}, "seconds": 0.0})
+                continue
+            try:
+                entry.update(ok=True, result=step.run(memory) or {})
+            except Exception as exc:  # noqa: BLE001 - one step's failure must not stop the others
+                entry.update(ok=False, error=f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}")
+            entry["seconds"] = round(time.monotonic() - started, 3)
+            report.append(entry)
+    return {"ok": all(e["ok"] for e in report), "dry_run": dry_run, "steps": report}

@@ -1,0 +1,152 @@
+"""`alaya reembed` and the `embed-pending` introspect step: L1 vectors from the configured
+embedder.
+
+`alaya reembed` rebuilds the whole index when the embedder changed (another model, another
+dimension, hash → openai): every card's index text is embedded again (no lock; the embedder's
+cache makes an interrupted run cheap to resume), a new `lancedb/` is built beside the old one,
+and under the write lock it is swapped in if the cards did not change meanwhile (else it is
+built again, up to three times). COLD cards have no L1 row and get none.
+
+`embed-pending` embeds the cards that were stored while the embedder was down
+(`state/pending_embeddings.json`) and relation names that have no embedding yet.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..distill.plan import index_row, index_text
+from ..errors import AlayaError
+from ..models import CORE_RELATIONS
+from ..distill.batch import read_pending, write_pending
+from ..progress import progress
+from ..relations import relation_description
+
+if TYPE_CHECKING:
+    from ..engine import Alaya
+
+_ATTEMPTS = 3
+_CHUNK = 1000  # texts per embed() call (the embedder batches and parallelises inside)
+
+
+def _indexed_ids(graph: Any) -> list[str]:
+    """Ids of the cards that belong in L1 (not COLD), sorted."""
+    return [r[0] for r in graph.query("MATCH (c:Card) WHERE c.tier IS NULL OR c.tier <> 'COLD' RETURN c.id ORDER BY c.id")]
+
+
+def _indexed_cards(memory: "Alaya") -> tuple[list[Any], list[str]]:
+    """Cards that belong in L1 (not COLD) and every relation name in use (read lock)."""
+    with memory.lock.read("reembed (reading cards)"):
+        with memory.graph(write=False) as graph:
+            ids = _indexed_ids(graph)
+            cards = graph.get_cards(ids)
+            names = sorted(set(CORE_RELATIONS) | set(graph.relation_counts()))
+    return [cards[i] for i in ids if i in cards], names
+
+
+def embed_all(embedder: Any, texts: list[str], what: str) -> np.ndarray:
+    out = []
+    for start in range(0, len(texts), _CHUNK):
+        out.append(embedder.embed(texts[start : start + _CHUNK]))
+        done = min(len(texts), start + _CHUNK)
+        progress(f"embedded {done}/{len(texts)} {what}", done, len(texts))
+    return np.concatenate(out) if out else np.zeros((0, embedder.dim), dtype=np.float32)
+
+
+def reembed(memory: "Alaya") -> dict[str, Any]:
+    from ..store.vectors import VectorStore
+
+    memory.dirs.require()
+    embedder = memory.embedder
+    started = time.monotonic()
+    for _attempt in range(_ATTEMPTS):
+        cards, names = _indexed_cards(memory)
+        vectors = embed_all(embedder, [index_text(c) for c in cards], "cards")
+        rel_rows = [{"name": n, "description": relation_description(n)} for n in names]
+        rel_vectors = embedder.embed([r["description"] for r in rel_rows])
+        work = memory.dirs.root / f".reembed-{time.time_ns()}"
+        old = memory.dirs.root / f".reembed-old-{time.time_ns()}"
+        try:
+            index = VectorStore(work, embedder.id, embedder.dim)
+            index.create()
+            for start in range(0, len(cards), 5000):
+                chunk = cards[start : start + 5000]
+                index.upsert_cards([index_row(c) for c in chunk], vectors[start : start + len(chunk)])
+            index.upsert_relations(rel_rows, rel_vectors)
+            with memory.lock.write("reembed (swap in the new index)"):
+                with memory.graph(write=False) as graph:
+                    now = _indexed_ids(graph)
+                if now != [c.id for c in cards]:
+                    continue  # cards changed while embedding: embed again (cached texts are free)
+                if memory.dirs.lancedb.exists():
+                    os.replace(memory.dirs.lancedb, old)
+                os.replace(work, memory.dirs.lancedb)
+                write_pending(memory, [])
+            memory.__dict__.pop("index", None)
+            shutil.rmtree(old, ignore_errors=True)
+            return {"embedder": embedder.id, "dim": embedder.dim, "cards": len(cards), "relations": len(rel_rows),
+                    "seconds": round(time.monotonic() - started, 2)}
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    raise AlayaError(f"{memory.dirs.root}: cards kept changing during reembed; try again when it is quieter")
+
+
+def embed_pending(memory: "Alaya") -> dict[str, Any]:
+    """Introspect step: vectors for cards stored while the embedder was down, and for relation
+    names that have none yet."""
+    pending = read_pending(memory)
+    with memory.lock.read("introspect (pending embeddings)"):
+        with memory.graph(write=False) as graph:
+            cards = graph.get_cards(pending) if pending else {}
+            used = set(graph.relation_counts())
+        known = set(memory.index.relation_vectors())
+    names = sorted((used | set(CORE_RELATIONS)) - known)
+    if not pending and not names:
+        return {"cards": 0, "relations": 0}
+    todo = [c for c in cards.values() if c.tier != "COLD"]
+    vectors = memory.embedder.embed([index_text(c) for c in todo]) if todo else None  # raises while still down
+    rel_rows = [{"name": n, "description": relation_description(n)} for n in names]
+    rel_vectors = memory.embedder.embed([r["description"] for r in rel_rows]) if rel_rows else None
+    with memory.lock.write("introspect (pending embeddings)"):
+        with memory.graph(write=False) as graph:
+            still = graph.get_cards([c.id for c in todo])
+        rows = [(i, c) for i, c in enumerate(todo) if c.id in still]
+        if rows:
+            memory.index.upsert_cards([index_row(still[c.id]) for _, c in rows], np.stack([vectors[i] for i, _ in rows]))
+        if rel_rows:
+            memory.index.upsert_relations(rel_rows, rel_vectors)
+        done = set(pending)
+        write_pending(memory, [c for c in read_pending(memory) if c not in done])
+    return {"cards": len(rows), "relations": len(rel_rows)}
+
+
+def introspect_steps() -> list[Any]:
+    from .introspect import Step
+
+    return [Step("embed-pending", embed_pending, order=15)]
+
+
+# --- CLI ------------------------------------------------------------------------------------
+
+
+def add_commands(sub: Any, command: Any) -> None:
+    command("reembed", cmd_reembed, "rebuild the vector index (L1) with the configured embedder")
+
+
+def cmd_reembed(args: Any) -> int:
+    import json
+
+    from ..engine import Alaya
+
+    report = reembed(Alaya(args.data_dir))
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(f"re-embedded {report['cards']} cards and {report['relations']} relation names with "
+              f"{report['embedder']} ({report['dim']} dims) in {report['seconds']}s")
+    return 0

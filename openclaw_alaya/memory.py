@@ -1,0 +1,73 @@
+"""The `Memory` protocol: what a store helper, a distill batch, a maintenance step or the
+OpenClaw bridge may use of the engine (`engine.Alaya` implements it).
+
+The modules below the engine are handed the engine object instead of importing it, so the
+import graph has no cycle (docs/architecture.md, "Layers"): they type their parameter as
+`Memory` and reach the stores only through it, under its lock idiom:
+
+    with memory.reading("status") as graph:   # shared lock, Kuzu read-only, closed before release
+        ...
+    with memory.writing("link a b") as graph:  # exclusive lock, one Kuzu transaction
+        ...
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from .config import Config
+    from .embedding import Embedder
+    from .models import DistillReport, IngestResult, RecallResult, Session
+    from .store.datadir import DataDir
+    from .store.graph import GraphStore
+    from .store.lock import StoreLock
+    from .store.raw import RawStore
+    from .store.snapshot import SnapshotKeeper
+    from .store.vectors import VectorStore
+
+
+class Memory(Protocol):
+    """One data directory's stores and configuration, and the engine operations steps reuse."""
+
+    dirs: "DataDir"
+
+    @property
+    def config(self) -> "Config": ...
+
+    @property
+    def lock(self) -> "StoreLock": ...
+
+    @property
+    def raw(self) -> "RawStore": ...
+
+    @property
+    def index(self) -> "VectorStore": ...
+
+    @property
+    def embedder(self) -> "Embedder": ...
+
+    @property
+    def graph_views(self) -> "SnapshotKeeper": ...
+
+    def reading(self, operation: str, *, timeout: float | None = None,
+                snapshot: bool = False) -> AbstractContextManager["GraphStore"]: ...
+
+    def writing(self, operation: str, *, change_graph: bool = True) -> AbstractContextManager["GraphStore"]: ...
+
+    def init(self) -> Path: ...
+
+    def ingest(self, source: "str | Path | bytes | Session", *, agent_id: str | None = None,
+               session_id: str | None = None, include_tools: bool = False) -> "IngestResult": ...
+
+    def ingest_many(self, sources: Iterable[Any], *, agent_id: str | None = None,
+                    include_tools: bool = False) -> list["IngestResult"]: ...
+
+    def pending_sessions(self) -> list[dict[str, Any]]: ...
+
+    def distill(self, session_id: str | None = None) -> "DistillReport": ...
+
+    def recall(self, query: str | None = None, **options: Any) -> "RecallResult": ...

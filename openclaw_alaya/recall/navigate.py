@@ -1,0 +1,324 @@
+"""Recall as navigation (DESIGN.md §5): find entry cards by words and meaning, walk the chosen
+relations, and tell the caller how far each card is from what was asked (`h_distance`) and
+which relations lead further (`explorable`).
+
+Scoring, in short:
+- entry cards: reciprocal-rank fusion of full-text (BM25), vector and entity-name matches,
+  normalised so the best possible entry scores 1;
+- a card reached over an edge inherits its parent's score × `hop_decay` × edge weight ×
+  how well the relation fits the question;
+- `h_distance` = weighted mean of (1 − semantic closeness), hops taken / depth, and
+  (1 − relation fit); 0 is "exactly what was asked", 1 is "far away".
+No model is called: the only embedding is the query's own.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from ..config import RecallConfig
+from ..embedding import Embedder
+from ..distill.plan import now_iso
+from ..errors import AlayaError, NotFoundError
+from ..store.snapshot import GraphView
+from ..models import Card, Explorable, RecallNode, RecallResult
+from ..text import estimate_tokens
+from ..store.vectors import VectorStore
+
+SHARED_SCOPE = "shared"
+_SUPERSEDED_PENALTY = 0.5
+
+
+class RecallRequest(BaseModel):
+    query: str | None = None
+    concepts: list[str] = Field(default_factory=list)
+    relations: list[str] = Field(default_factory=list)
+    depth: int | None = Field(None, ge=0, le=5)
+    from_nodes: list[str] = Field(default_factory=list)
+    budget: int | None = Field(None, ge=1)
+    scope: str | None = None
+    top_k: int | None = Field(None, ge=1)
+
+    @property
+    def text(self) -> str:
+        """The words the caller is looking for: the query, else the concepts."""
+        return (self.query or " ".join(self.concepts)).strip()
+
+
+@dataclass
+class _Hit:
+    card_id: str
+    score: float
+    hops: int = 0
+    rel: str | None = None
+    rel_fit: float = 1.0
+    parents: list[str] = field(default_factory=list)
+
+
+class Recaller:
+    def __init__(self, config: RecallConfig, embedder: Embedder) -> None:
+        self.config = config
+        self.embedder = embedder
+
+    def run(self, request: RecallRequest, graph: GraphView, index: VectorStore) -> RecallResult:
+        scopes = [request.scope, SHARED_SCOPE] if request.scope else None
+        text = request.text
+        query_vec = self._embed(text) if text else None  # None: full-text and graph only
+        depth = self._depth(request)
+        self._vectors: dict[str, np.ndarray] = {}  # card vectors the full-text searches returned
+        self._query_sims: dict[str, float] = {}  # cosines to the query the vector search computed
+
+        if request.from_nodes:
+            known = graph.get_cards(request.from_nodes)
+            unknown = [n for n in request.from_nodes if n not in known]
+            if unknown:
+                raise NotFoundError(f"no card {unknown[0]!r} (from_nodes)")
+            entries = {n: _Hit(n, 1.0) for n in request.from_nodes}
+            hits = self._expand(entries, graph, request, max(depth, 1), query_vec, index)
+            for n in request.from_nodes:
+                hits.pop(n, None)  # navigation returns where you can go, not where you are
+        else:
+            entries = self._entries(request, text, query_vec, graph, index, scopes)
+            hits = self._expand(entries, graph, request, depth, query_vec, index) if depth else entries
+
+        ranked = sorted(hits.values(), key=_order)
+        reference = self._reference_vector(query_vec, request, index)
+        closeness = self._closeness(reference, [h.card_id for h in ranked], index)
+        cards = _LazyCards(graph, [h.card_id for h in ranked], (request.top_k or self.config.top_k) + 4)
+        nodes = self._take(_final_order(ranked, cards, request.scope), closeness, depth, request)
+        explorable = self._explorable(nodes, graph, reference, index)
+        avg = round(sum(n.h_distance for n in nodes) / len(nodes), 4) if nodes else 0.0
+        return RecallResult(nodes=nodes, explorable=explorable, h_distance_avg=avg)
+
+    def _embed(self, text: str) -> np.ndarray | None:
+        """The query's vector, or None when the embedder is unavailable (a remote one down):
+        recall then runs on full-text search and the graph alone (DESIGN.md §4)."""
+        try:
+            return self.embedder.embed([text])[0]
+        except AlayaError:
+            return None
+
+    # --- entry points ---------------------------------------------------------------------
+
+    def _depth(self, request: RecallRequest) -> int:
+        if request.depth is not None:
+            return min(request.depth, self.config.max_depth)
+        structured = bool(request.relations or request.concepts or request.from_nodes)
+        return self.config.default_depth if structured else 0
+
+    def _entries(self, request, text, query_vec, graph, index, scopes) -> dict[str, _Hit]:
+        """Fuse every ranked list (RRF) into one entry score per card."""
+        n = self.config.candidates
+        lists: list[tuple[float, list[str]]] = []
+        phrases = [text] + [c for c in request.concepts if c.strip() and c.strip() != text]
+        for phrase in phrases:
+            want = self._vectors if query_vec is not None else None
+            lists.append((self.config.fts_weight, [cid for cid, _ in index.text_search(phrase, n, scopes, want)]))
+            vec = query_vec if phrase == text else (self._embed(phrase) if query_vec is not None else None)
+            if vec is not None and float(np.abs(vec).sum()) > 0:
+                matches = index.vector_search(vec, n, scopes)
+                if phrase == text:
+                    self._query_sims.update(matches)
+                floor = self.config.min_vector_similarity
+                lists.append((self.config.vector_weight, [cid for cid, sim in matches if sim >= floor]))
+        if request.concepts:
+            lists.append((self.config.fts_weight, graph.card_ids_mentioning(request.concepts)[:n]))
+        k = self.config.rrf_k
+        best = sum(weight for weight, ranked in lists if ranked) / (k + 1) or 1.0
+        fused: dict[str, float] = {}
+        for weight, ranked in lists:
+            for rank, cid in enumerate(ranked):
+                fused[cid] = fused.get(cid, 0.0) + weight / (k + rank + 1)
+        return {cid: _Hit(cid, score / best) for cid, score in fused.items()}
+
+    # --- graph walk -----------------------------------------------------------------------
+
+    def _expand(self, entries, graph, request, depth, query_vec, index) -> dict[str, _Hit]:
+        """Breadth-first along the chosen relations from the best entries, up to `depth` hops."""
+        hits = dict(entries)
+        wanted = request.relations or None
+        rel_vectors = index.relation_vectors() if query_vec is not None else {}
+        frontier = sorted(entries.values(), key=lambda h: -h.score)[: self.config.top_k]
+        for hop in range(1, depth + 1):
+            edges = graph.neighbours([h.card_id for h in frontier], wanted)
+            by_parent = {h.card_id: h for h in frontier}
+            reached: dict[str, _Hit] = {}
+            for src, rel, dst, weight in edges:
+                parent = by_parent[src]
+                fit = 1.0 if wanted else _relation_fit(rel, query_vec, rel_vectors, unknown=0.5)
+                score = parent.score * self.config.hop_decay * weight * (0.5 + 0.5 * fit)
+                current = reached.get(dst) or hits.get(dst)
+                if current is None or score > current.score:  # the best path to a card wins
+                    reached[dst] = _Hit(dst, score, hop, rel, fit, [src])
+            reached = dict(sorted(reached.items(), key=lambda kv: -kv[1].score)[: self.config.expand_per_hop])
+            hits.update(reached)
+            frontier = list(reached.values())
+            if not frontier:
+                break
+        return hits
+
+    # --- distances ------------------------------------------------------------------------
+
+    def _reference_vector(self, query_vec, request, index) -> np.ndarray | None:
+        """What closeness is measured against: the query, else where the caller stands."""
+        if query_vec is not None:
+            return query_vec
+        if request.from_nodes:
+            vectors = list(index.vectors_for(request.from_nodes).values())
+            if vectors:
+                mean = np.mean(vectors, axis=0)
+                norm = float(np.linalg.norm(mean))
+                return mean / norm if norm else None
+        return None
+
+    def _closeness(self, reference, ids: list[str], index) -> dict[str, float]:
+        """Cosine to the reference, rescaled so the closest candidate is 1 (hash vectors are
+        sparse and absolute cosines small; the relative gap is what tells near from far)."""
+        if reference is None or not ids:
+            return {}
+        wanted = ids[: self.config.candidates]
+        searched = self._query_sims  # filled only when the reference is the query's vector
+        sims = {cid: searched[cid] for cid in wanted if cid in searched}
+        known = self._vectors
+        vectors = {cid: known[cid] for cid in wanted if cid in known and cid not in sims}
+        missing = [cid for cid in wanted if cid not in sims and cid not in known]
+        if missing:
+            vectors.update(index.vectors_for(missing))
+        sims.update((cid, float(np.dot(vec, reference))) for cid, vec in vectors.items())
+        sims = {cid: max(0.0, s) for cid, s in sims.items()}
+        top = max(sims.values(), default=0.0)
+        return {cid: (s / top if top else 0.0) for cid, s in sims.items()}
+
+    def _h_distance(self, hit: _Hit, closeness: float | None, depth: int) -> float:
+        w = self.config.h_weights
+        semantic_gap = 1.0 - (closeness if closeness is not None else hit.score)
+        hop_part = hit.hops / max(depth, 1)
+        rel_gap = 1.0 - hit.rel_fit if hit.hops else 0.0
+        total = w.semantic + w.hops + w.relation or 1.0
+        return round((w.semantic * semantic_gap + w.hops * hop_part + w.relation * rel_gap) / total, 4)
+
+    # --- output ---------------------------------------------------------------------------
+
+    def _take(self, ranked: Iterator[tuple[_Hit, Card]], closeness, depth, request) -> list[RecallNode]:
+        """Best first, until top_k cards or the token budget is used up. A card whose source
+        turns are all cited by better-ranked cards adds nothing new and is skipped."""
+        limit = request.top_k or (self.config.candidates if request.budget else self.config.top_k)
+        nodes: list[RecallNode] = []
+        cited: set[tuple[str, str]] = set()
+        used = 0
+        now = now_iso()
+        for hit, card in ranked:
+            if len(nodes) >= limit:
+                break
+            turns = {(s.session_id, t) for s in card.sources for t in s.turn_ids}
+            if turns and turns <= cited:
+                continue
+            content = card.content
+            cost = estimate_tokens(card.title) + estimate_tokens(content)
+            if request.budget is not None and used + cost > request.budget:
+                if nodes:
+                    break
+                content = _truncate_to(content, request.budget - estimate_tokens(card.title))
+                cost = estimate_tokens(card.title) + estimate_tokens(content)
+                if cost > request.budget:
+                    break
+            used += cost
+            cited |= turns
+            nodes.append(
+                RecallNode(
+                    card_id=card.id,
+                    title=card.title,
+                    content=content,
+                    score=round(hit.score, 4),
+                    h_distance=self._h_distance(hit, closeness.get(card.id), depth),
+                    matched_rel=hit.rel,
+                    rel_similarity=round(hit.rel_fit if hit.hops else 1.0, 4),
+                    type=card.type,
+                    tags=card.tags,
+                    tier=card.tier,
+                    sources=card.sources,
+                    valid_until=card.valid_until,
+                    superseded=bool(card.valid_until) and card.valid_until <= now,
+                )
+            )
+        return nodes
+
+    def _explorable(self, nodes, graph, reference, index) -> list[Explorable]:
+        """Relations that lead from the returned cards to cards not yet returned."""
+        counts = graph.fanout([n.card_id for n in nodes])
+        rel_vectors = index.relation_vectors() if reference is not None and counts else {}
+        found = [
+            Explorable(rel=rel, count=count, rel_sim_to_query=round(_relation_fit(rel, reference, rel_vectors), 4))
+            for rel, count in counts.items()
+        ]
+        return sorted(found, key=lambda e: (-e.rel_sim_to_query, -e.count, e.rel))
+
+
+def _order(hit: _Hit) -> tuple[float, int, str]:
+    return (-hit.score, hit.hops, hit.card_id)
+
+
+def _final_order(ranked: list[_Hit], cards: "_LazyCards", scope: str | None) -> Iterator[tuple[_Hit, Card]]:
+    """The hits best first once cards out of scope or gone are dropped and superseded ones
+    penalised, reading cards only as far down the list as that order needs: a penalty only
+    lowers a score, so a checked hit is final as soon as it beats the next unchecked one's
+    score as it stands (at 100k cards, checking every candidate first was a third of a recall)."""
+    checked: list[tuple[tuple[float, int, str], _Hit, Card]] = []
+    for hit in ranked:
+        while checked and checked[0][0] <= _order(hit):
+            yield heapq.heappop(checked)[1:]
+        card = cards.get(hit.card_id)
+        if card is None or not _in_scope(card, scope):
+            continue
+        if card.valid_until:
+            hit.score *= _SUPERSEDED_PENALTY
+        heapq.heappush(checked, (_order(hit), hit, card))
+    while checked:
+        yield heapq.heappop(checked)[1:]
+
+
+class _LazyCards:
+    """The ranked cards, read from the graph a chunk at a time as the ranking walks down."""
+
+    def __init__(self, graph: GraphView, ranked: list[str], chunk: int) -> None:
+        self.graph, self.ranked, self.chunk = graph, ranked, max(chunk, 1)
+        self.cards: dict[str, Card] = {}
+        self.fetched = 0
+
+    def get(self, card_id: str) -> Card | None:
+        """The card, or None when the graph has no such card (an index row left behind)."""
+        while card_id not in self.cards and self.fetched < len(self.ranked):
+            more = self.ranked[self.fetched:self.fetched + self.chunk]
+            self.fetched += len(more)
+            self.chunk *= 2
+            self.cards.update(self.graph.get_cards(more))
+        return self.cards.get(card_id)
+
+
+def _relation_fit(rel: str, query_vec, rel_vectors: dict[str, np.ndarray], unknown: float = 0.0) -> float:
+    """Cosine of the relation's embedding to the query; `unknown` when there is no query."""
+    vec = rel_vectors.get(rel)
+    if query_vec is None:
+        return unknown
+    if vec is None:
+        return 0.0
+    return max(0.0, float(np.dot(vec, query_vec)))
+
+
+def _in_scope(card: Card, scope: str | None) -> bool:
+    return scope is None or card.scope in (scope, SHARED_SCOPE)
+
+
+def _truncate_to(text: str, budget: int) -> str:
+    """Cut text to roughly `budget` tokens, on a word boundary when there is one."""
+    if budget <= 0:
+        return ""
+    while text and estimate_tokens(text + "…") > budget:
+        cut = text[: max(1, int(len(text) * 0.8))]
+        text = cut.rsplit(" ", 1)[0] if " " in cut[-40:] else cut
+    return text + "…" if text else ""

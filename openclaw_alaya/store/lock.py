@@ -1,0 +1,98 @@
+"""The data directory's read/write lock (DESIGN.md §2).
+
+Kuzu allows one read-write opener or many read-only ones and fails at once otherwise, so every
+process serialises through one `filelock.ReadWriteLock`: readers share, a writer is alone.
+A wait that runs out becomes a one-line error naming the directory and the operation.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from filelock import ReadWriteLock, Timeout
+
+from . import journal
+from ..errors import LockTimeoutError
+from .fsutil import atomic_write
+
+# Lock holds per lock file in this process: only the outermost acquisition recovers and
+# journals (a nested read inside a write must not try to take the write lock).
+_held: dict[Path, int] = {}
+
+
+class StoreLock:
+    """Shared/exclusive lock over one data directory, with a note of who holds it for writing."""
+
+    def __init__(self, data_dir: Path, timeout: float, recover: Callable[[], object] | None = None) -> None:
+        self.data_dir = data_dir
+        self.timeout = timeout
+        self._recover = recover  # journal.recover for this directory: finishes dead writes
+        self._path = data_dir / ".lock"
+        self._holder_note = data_dir / "state" / "lock-holder.json"
+        self._lock = ReadWriteLock(str(self._path), timeout=timeout, is_singleton=True)
+        self.write_holds: list[tuple[str, float]] = []  # (operation, seconds held), for benchmarks
+
+    @contextmanager
+    def read(self, operation: str, *, timeout: float | None = None) -> Iterator[None]:
+        """The shared lock; `timeout` instead of the configured one (0: only if free now)."""
+        outermost = not _held.get(self._path)
+        if outermost and self._recover is not None and journal.needs_recovery(self.data_dir):
+            with self.write(f"recovery before {operation}"):  # a read never sees a dead write's half
+                pass
+        with self._acquire(self._lock.read_lock, operation, timeout):
+            yield
+
+    @contextmanager
+    def write(self, operation: str) -> Iterator[None]:
+        outermost = not _held.get(self._path)
+        with self._acquire(self._lock.write_lock, operation):
+            started = time.perf_counter()
+            atomic_write(
+                self._holder_note,
+                json.dumps({"operation": operation, "pid": os.getpid(), "since": time.time()}),
+            )
+            record = None
+            try:
+                if outermost and self._recover is not None:
+                    self._recover()  # finish what a killed writer left (journal.py)
+                    record = journal.Journal.of(self.data_dir).begin(operation)
+                yield
+            finally:
+                journal.Journal.of(self.data_dir).end(record)
+                self._holder_note.unlink(missing_ok=True)
+                self.write_holds.append((operation, time.perf_counter() - started))
+
+    @contextmanager
+    def _acquire(self, factory, operation: str, timeout: float | None = None) -> Iterator[None]:
+        timeout = self.timeout if timeout is None else timeout
+        old_umask = os.umask(0o077)  # whatever the stores create in here is owner-only
+        try:
+            ctx = factory(timeout=timeout)
+            ctx.__enter__()
+        except Timeout:
+            os.umask(old_umask)
+            raise LockTimeoutError(
+                f"{self.data_dir}: could not get the lock for {operation} within "
+                f"{timeout:g}s; held by {self._describe_holder()}"
+            ) from None
+        _held[self._path] = _held.get(self._path, 0) + 1
+        try:
+            yield
+        finally:
+            _held[self._path] -= 1
+            ctx.__exit__(None, None, None)
+            os.umask(old_umask)
+
+    def _describe_holder(self) -> str:
+        """Best effort: the writer's note, else readers (which leave no note)."""
+        try:
+            note = json.loads(self._holder_note.read_text())
+            age = time.time() - float(note["since"])
+            return f"{note['operation']} (pid {note['pid']}, {age:.0f}s ago)"
+        except (OSError, ValueError, KeyError, TypeError):
+            return "readers (recall or status in other alaya processes)"

@@ -1,0 +1,370 @@
+"""L3, the raw session store: the truth every other layer is derived from.
+
+Layout under the data directory (DESIGN §1):
+
+    raw/sessions/YYYY-MM/<session-id>.json   the session as ingested (Session model, JSON)
+    raw/sessions/YYYY-MM/<session-id>.md     a readable rendering, regenerated on every write
+    raw/sessions/index.json                  session id -> path relative to raw/sessions
+    raw/contexts/<card-id>.json              the turns a card was distilled from, per session
+
+Every file is written atomically with owner-only permissions (fsutil), so a crash leaves the
+old version or the new one, never half of either. The index is only a shortcut: it may be
+missing or stale (two writers racing, a crash between writes), and `find` then falls back to
+looking in the month folders and repairs it.
+
+The store does no locking of its own: callers hold the data directory's write lock
+(DESIGN §2) around merge + write.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from ..errors import AlayaError, InputError
+from .fsutil import atomic_write, atomic_write_many, ensure_dir
+from ..models import Session, Turn, check_id
+
+# A turn that reuses a stored id with different content is kept as `<id>+2`, `<id>+3`...
+# ("+" rather than "~" because models.ID_PATTERN does not allow "~").
+REVISION_SEP = "+"
+_MAX_ID_LEN = 128
+_MONTH = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])")
+_MONTH_DIR = re.compile(r"^\d{4}-(0[1-9]|1[0-2])$")
+
+
+class RawStore:
+    """Sessions and card contexts as files under `root/raw`."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self.sessions_dir = self.root / "raw" / "sessions"
+        self.contexts_dir = self.root / "raw" / "contexts"
+        self.index_path = self.sessions_dir / "index.json"
+
+    # ------------------------------------------------------------------ sessions
+
+    def find(self, session_id: str) -> Path | None:
+        """Path of the session's .json, or None. Trusts the index, verifies, falls back to a scan."""
+        return self.find_many([session_id])[session_id]
+
+    def find_many(self, session_ids: list[str]) -> dict[str, Path | None]:
+        """`find` for many sessions: the index is read once (and repaired at most once)."""
+        for session_id in session_ids:
+            _check_id(session_id, "session id")
+        index = self._read_index()
+        found: dict[str, Path | None] = {}
+        repairs: dict[str, Path | None] = {}
+        for session_id in session_ids:
+            path, stale = self._locate(session_id, index)
+            found[session_id] = path
+            if stale:
+                repairs[session_id] = path
+        if repairs:
+            try:
+                self._update_index(repairs)
+            except OSError:
+                pass  # repairing the index is a courtesy; a read must not fail on it
+        return found
+
+    def load(self, session_id: str) -> Session | None:
+        """The stored session, or None when it was never ingested."""
+        path = self.find(session_id)
+        return None if path is None else _read_session(path)
+
+    def load_file(self, path: Path) -> Session | None:
+        """The session stored at `path` (one of `session_files()`), or None when it is gone;
+        no index lookup, for callers that already walk the month folders."""
+        _check_id(path.stem, "session id")
+        return _read_session(path) if path.is_file() else None
+
+    def merge(self, incoming: Session) -> tuple[Session, list[Turn]]:
+        """Combine `incoming` with the stored version; return (merged, turns that are new).
+
+        A turn is already stored when a stored turn has its id (or one of its revisions
+        `<id>+N`) and the same role and content, or, for turns with a timestamp, when a
+        stored turn has the same role, content and timestamp (the same message reached us
+        through the hook and through the transcript file under different ids).
+        A turn that reuses a stored id with different content is new and is stored as the
+        next free revision `<id>+2`, `<id>+3`..., so both versions are kept.
+        Re-ingesting the same session gives no new turns; a longer version gives the extra
+        ones. Order: stored turns, then new turns in incoming order.
+        """
+        stored = self.load(incoming.id)
+        if stored is None:
+            return incoming.model_copy(deep=True), [t.model_copy() for t in incoming.turns]
+        by_id = {t.id: t for t in stored.turns}
+        by_stamp = {(t.role, t.content, t.timestamp) for t in stored.turns if t.timestamp}
+        used = set(by_id)
+        new: list[Turn] = []
+        for turn in incoming.turns:
+            if _already_stored(turn, by_id, by_stamp):
+                continue
+            turn_id = turn.id if turn.id not in used else _next_revision(turn.id, used)
+            fresh = turn.model_copy(update={"id": turn_id})
+            used.add(turn_id)
+            by_id[turn_id] = fresh
+            if fresh.timestamp:
+                by_stamp.add((fresh.role, fresh.content, fresh.timestamp))
+            new.append(fresh)
+        merged = stored.model_copy(
+            update={
+                "turns": [*stored.turns, *new],
+                "started_at": stored.started_at or incoming.started_at,
+                "title": stored.title or incoming.title,
+            },
+            deep=True,
+        )
+        return merged, new
+
+    def write(self, session: Session) -> Path:
+        """Write the session's .json and .md atomically; return the .json path.
+
+        A session keeps the path it was first written to, so a later merge that learns an
+        earlier `started_at` does not leave a copy behind in another month.
+        """
+        return self.write_many([session])[0]
+
+    def write_many(self, sessions: list[Session]) -> list[Path]:
+        """`write` for many sessions (bulk ingest): the same files, one batched sync, one
+        index read and one index update."""
+        for session in sessions:
+            _check_id(session.id, "session id")
+        index = self._read_index()
+        paths = [self._locate(s.id, index)[0] or self._new_path(s) for s in sessions]
+        items: list[tuple[Path, str]] = []
+        for session, path in zip(sessions, paths):
+            items.append((path, json.dumps(session.model_dump(), indent=1, ensure_ascii=False) + "\n"))
+            items.append((path.with_suffix(".md"), render_markdown(session)))
+        atomic_write_many(items)
+        self._update_index({s.id: p for s, p in zip(sessions, paths)})
+        return paths
+
+    def markdown_path(self, session_id: str) -> Path | None:
+        """The readable rendering next to the session's .json, if the session is stored."""
+        path = self.find(session_id)
+        return None if path is None else path.with_suffix(".md")
+
+    def iter_sessions(self) -> Iterator[Session]:
+        """Every stored session, month by month (for rebuild and verify)."""
+        for path in self._session_files():
+            yield _read_session(path)
+
+    def session_ids(self) -> list[str]:
+        """Ids of all stored sessions, from the files themselves (not the index)."""
+        return [p.stem for p in self._session_files()]
+
+    # ------------------------------------------------------------------ card contexts
+
+    def write_context(self, card_id: str, session_id: str, turns: list[Turn]) -> Path:
+        """Record the turns a card was distilled from in one session.
+
+        A card can be distilled from several sessions (it is updated when a later session
+        says more), so the file keeps one entry per session; writing again for the same
+        session replaces that session's entry only.
+        """
+        self.write_contexts([(card_id, session_id, turns)])
+        return self._context_path(card_id)
+
+    def write_contexts(self, items: list[tuple[str, str, list[Turn]]]) -> None:
+        """`write_context` for many (card id, session id, turns) at once, one batched sync."""
+        docs: dict[str, dict[str, list[Turn]]] = {}
+        for card_id, session_id, turns in items:
+            _check_id(card_id, "card id")
+            _check_id(session_id, "session id")
+            if card_id not in docs:
+                docs[card_id] = self.load_context(card_id) or {}
+            docs[card_id][session_id] = list(turns)
+        stamp = _now_iso()
+        atomic_write_many([
+            (self._context_path(card_id), json.dumps({
+                "card_id": card_id,
+                "updated_at": stamp,
+                "sessions": [{"session_id": sid, "turns": [t.model_dump() for t in ts]} for sid, ts in contexts.items()],
+            }, indent=1, ensure_ascii=False) + "\n")
+            for card_id, contexts in docs.items()
+        ])
+
+    def load_context(self, card_id: str) -> dict[str, list[Turn]] | None:
+        """session id -> the card's source turns in that session; None if none were recorded."""
+        _check_id(card_id, "card id")
+        path = self._context_path(card_id)
+        if not path.is_file():
+            return None
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            return {
+                entry["session_id"]: [Turn.model_validate(t) for t in entry["turns"]]
+                for entry in doc["sessions"]
+            }
+        except (ValueError, KeyError, TypeError, ValidationError) as exc:
+            raise AlayaError(f"card context {path} is damaged: {_first_line(exc)}") from None
+
+    # ------------------------------------------------------------------ internals
+
+    def _context_path(self, card_id: str) -> Path:
+        return self.contexts_dir / f"{card_id}.json"
+
+    def _new_path(self, session: Session) -> Path:
+        return self.sessions_dir / month_of(session) / f"{session.id}.json"
+
+    def _session_files(self) -> list[Path]:
+        if not self.sessions_dir.is_dir():
+            return []
+        files: list[Path] = []
+        for month in sorted(self.sessions_dir.iterdir()):
+            if month.is_dir() and _MONTH_DIR.match(month.name):
+                files.extend(
+                    p for p in sorted(month.glob("*.json")) if not p.name.startswith(".")
+                )
+        return files
+
+    def _locate(self, session_id: str, index: dict[str, str]) -> tuple[Path | None, bool]:
+        """(path or None, whether the index entry needs repair) from an already-read index:
+        the indexed path if it is a file inside raw/sessions, else a scan of the month folders."""
+        rel = index.get(session_id)
+        if rel:
+            path = self.sessions_dir / rel
+            if _is_inside(path, self.sessions_dir) and path.is_file():
+                return path, False
+        path = self._scan_for(session_id)
+        return path, path is not None or bool(rel)
+
+    def _scan_for(self, session_id: str) -> Path | None:
+        if not self.sessions_dir.is_dir():
+            return None
+        for month in sorted(self.sessions_dir.iterdir()):
+            candidate = month / f"{session_id}.json"
+            if _MONTH_DIR.match(month.name) and candidate.is_file():
+                return candidate
+        return None
+
+    def _read_index(self) -> dict[str, str]:
+        """The id -> relative path map; an unreadable index is treated as missing."""
+        try:
+            data = json.loads(self.index_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        if not isinstance(data, dict):
+            return {}
+        return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)}
+
+    def _update_index(self, entries: dict[str, Path | None]) -> None:
+        """Record (or drop, where the path is None) entries. Re-reads first to lose as little
+        as possible of what another writer added; a lost entry is found again by the scan."""
+        index = self._read_index()
+        changed = False
+        for session_id, path in entries.items():
+            if path is None:
+                changed |= index.pop(session_id, None) is not None
+            else:
+                rel = path.relative_to(self.sessions_dir).as_posix()
+                changed |= index.get(session_id) != rel
+                index[session_id] = rel
+        if not changed:
+            return
+        ensure_dir(self.sessions_dir)
+        atomic_write(self.index_path, json.dumps(index, indent=1, sort_keys=True) + "\n")
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def month_of(session: Session) -> str:
+    """YYYY-MM folder for a session: started_at, else the first dated turn, else now (UTC)."""
+    candidates = [session.started_at, *(t.timestamp for t in session.turns)]
+    for value in candidates:
+        match = _MONTH.match(value or "")
+        if match:
+            return f"{match.group(1)}-{match.group(2)}"
+    return datetime.now(timezone.utc).strftime("%Y-%m")
+
+
+def render_markdown(session: Session) -> str:
+    """A human-readable view of the session; turn ids are shown so `trace` output can be
+    looked up in it by eye."""
+    lines = [f"# {_heading(session.title) or session.id}", ""]
+    lines.append(f"- session: `{session.id}`")
+    lines.append(f"- agent: `{session.agent_id}`")
+    if session.started_at:
+        lines.append(f"- started: {session.started_at}")
+    lines.append(f"- format: {session.source_format}")
+    lines.append(f"- turns: {len(session.turns)}")
+    lines.append("")
+    for turn in session.turns:
+        who = _heading(turn.name) or turn.role
+        stamp = f" · {turn.timestamp}" if turn.timestamp else ""
+        lines.extend([f"### [{turn.id}] {who}{stamp}", "", turn.content.rstrip(), ""])
+    return "\n".join(lines)
+
+
+def _already_stored(turn: Turn, by_id: dict[str, Turn], by_stamp: set) -> bool:
+    for candidate_id in _revisions(turn.id, by_id):
+        existing = by_id[candidate_id]
+        if existing.role == turn.role and existing.content == turn.content:
+            return True
+    return bool(turn.timestamp) and (turn.role, turn.content, turn.timestamp) in by_stamp
+
+
+def _revisions(turn_id: str, by_id: dict[str, Turn]) -> Iterator[str]:
+    """`id`, `id+2`, `id+3`... as long as they exist in the store."""
+    if turn_id not in by_id:
+        return
+    yield turn_id
+    n = 2
+    while (rid := _revision_id(turn_id, n)) in by_id:
+        yield rid
+        n += 1
+
+
+def _next_revision(turn_id: str, used: set[str]) -> str:
+    n = 2
+    while (rid := _revision_id(turn_id, n)) in used:
+        n += 1
+    return rid
+
+
+def _revision_id(turn_id: str, n: int) -> str:
+    suffix = f"{REVISION_SEP}{n}"
+    return turn_id[: _MAX_ID_LEN - len(suffix)] + suffix
+
+
+def _read_session(path: Path) -> Session:
+    try:
+        return Session.model_validate_json(path.read_bytes())
+    except (OSError, ValidationError) as exc:
+        raise AlayaError(f"raw session file {path} is damaged: {_first_line(exc)}") from None
+
+
+def _check_id(value: str, what: str) -> None:
+    try:
+        check_id(value, what)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+
+
+def _is_inside(path: Path, folder: Path) -> bool:
+    """Guard against an index entry like "../../x" pointing outside raw/sessions."""
+    try:
+        path.resolve().relative_to(folder.resolve())
+    except ValueError:
+        return False
+    return True
+
+
+def _heading(text: str | None) -> str:
+    return " ".join((text or "").split())
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def _now_iso() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")

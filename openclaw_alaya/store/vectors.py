@@ -1,0 +1,282 @@
+"""L1: LanceDB tables under `lancedb/`: card vectors with a native full-text index (`icu`
+tokenizer, so Chinese, Japanese and Korean are segmented offline), and relation embeddings.
+
+`import lancedb` costs about a second, so this module is imported only where L1 is used.
+The embedder that filled the index is recorded beside it; a different one is refused.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from ..fastimport import defer_rest_client
+
+defer_rest_client()  # about 0.8 s of the REST client's imports skipped (fastimport.py)
+
+import lancedb  # noqa: E402
+import numpy as np
+import pyarrow as pa  # noqa: E402
+from lancedb.index import FTS  # noqa: E402
+
+from ..errors import AlayaError
+from .fsutil import atomic_write
+
+CARDS = "cards"
+RELATIONS = "relations"
+_META = "index.json"
+
+
+def _cards_schema(dim: int) -> pa.Schema:
+    return pa.schema(
+        [
+            pa.field("id", pa.string()),
+            pa.field("text", pa.string()),
+            pa.field("scope", pa.string()),
+            pa.field("type", pa.string()),
+            pa.field("vector", pa.list_(pa.float32(), dim)),
+        ]
+    )
+
+
+def _relations_schema(dim: int) -> pa.Schema:
+    return pa.schema(
+        [
+            pa.field("name", pa.string()),
+            pa.field("description", pa.string()),
+            pa.field("vector", pa.list_(pa.float32(), dim)),
+        ]
+    )
+
+
+class VectorStore:
+    """The L1 index. Writes happen under the data directory's write lock (DESIGN.md §2)."""
+
+    def __init__(self, path: Path, embedder_id: str, dim: int) -> None:
+        self.path = path
+        self.embedder_id = embedder_id
+        self.dim = dim
+        self._db = lancedb.connect(str(path), read_consistency_interval=timedelta(0))
+        self._tables: dict[str, Any] = {}
+        self._relations_cache: tuple[Any, dict[str, np.ndarray]] | None = None
+        # exact vector search from an in-memory copy once the table is big enough for LanceDB's
+        # flat search to be slow (vector_cache.py), in a process that searches more than once
+        # (from the second search on) or says it is long-lived (`resident`: alaya serve); a
+        # one-shot CLI process would spend longer loading the copy than searching once
+        self.resident = False
+        self._cache: Any = None
+        self._searches = 0
+
+    # --- setup ----------------------------------------------------------------------------
+
+    def create(self) -> None:
+        """Create empty tables and the FTS index, and record which embedder fills them."""
+        existing = set(self._table_names())
+        if CARDS not in existing:
+            table = self._db.create_table(CARDS, schema=_cards_schema(self.dim))
+            table.create_index(
+                "text", config=FTS(base_tokenizer="icu", stem=True, remove_stop_words=True, ascii_folding=True)
+            )
+        if RELATIONS not in existing:
+            self._db.create_table(RELATIONS, schema=_relations_schema(self.dim))
+        if not (self.path / _META).exists():
+            atomic_write(self.path / _META, json.dumps({"embedder": self.embedder_id, "dim": self.dim}))
+        self.check_embedder()
+
+    def check_embedder(self) -> None:
+        """Refuse to mix vectors from two embedders in one index."""
+        try:
+            meta = json.loads((self.path / _META).read_text())
+        except (OSError, ValueError):
+            return
+        if meta.get("embedder") != self.embedder_id or meta.get("dim") != self.dim:
+            raise AlayaError(
+                f"{self.path}: the index was built with embedder {meta.get('embedder')} "
+                f"({meta.get('dim')} dims) but config asks for {self.embedder_id} ({self.dim} dims); "
+                "set embedding back in config.json, or run `alaya reembed` to rebuild the index with the new embedder"
+            )
+
+    def _table_names(self) -> list[str]:
+        listing = self._db.list_tables()
+        return list(getattr(listing, "tables", listing))
+
+    def _table(self, name: str):
+        if name not in self._tables:
+            self._tables[name] = self._db.open_table(name)
+        return self._tables[name]
+
+    # --- cards ----------------------------------------------------------------------------
+
+    def upsert_cards(self, rows: list[dict[str, Any]], vectors: np.ndarray) -> None:
+        """Insert or replace card rows (id, text, scope, type) with their vectors: one commit."""
+        if not rows:
+            return
+        data = [dict(row, vector=vectors[i].astype(np.float32)) for i, row in enumerate(rows)]
+        table = self._table(CARDS)
+        (
+            table.merge_insert("id")
+            .when_matched_update_all()
+            .when_not_matched_insert_all()
+            .execute(pa.Table.from_pylist(data, schema=_cards_schema(self.dim)))
+        )
+
+    def delete_cards(self, ids: list[str]) -> None:
+        if ids:
+            self._table(CARDS).delete(f"id IN ({_sql_list(ids)})")
+
+    def card_count(self) -> int:
+        return self._table(CARDS).count_rows()
+
+    def vector_search(self, vector: np.ndarray, limit: int, scopes: list[str] | None = None) -> list[tuple[str, float]]:
+        """(card id, cosine similarity) best first."""
+        cache = self._vector_cache()
+        if cache is not None:
+            return cache.search(vector, limit, scopes)
+        query = (
+            self._table(CARDS)
+            .search(vector.astype(np.float32), vector_column_name="vector", query_type="vector")
+            .metric("cosine")
+        )
+        if scopes:
+            query = query.where(f"scope IN ({_sql_list(scopes)})", prefilter=True)
+        data = query.limit(limit).select(["id", "_distance"]).to_arrow()
+        ids, dist = data.column("id").to_pylist(), data.column("_distance").to_pylist()
+        return [(cid, 1.0 - float(d)) for cid, d in zip(ids, dist)]
+
+    def search_many(self, vectors: np.ndarray, limit: int, scopes: list[str]) -> list[list[tuple[str, float]]]:
+        """`vector_search(vectors[i], limit, [scopes[i]])` for every row: one matrix product
+        over the in-memory copy for a whole batch (distill's candidate search; worth loading
+        the copy for from two vectors on), LanceDB's own search one by one otherwise."""
+        cache = self._vector_cache(force=True) if len(vectors) > 1 else None
+        if cache is not None:
+            return cache.search_many(vectors, limit, scopes)
+        return [self.vector_search(v, limit, [s]) if np.any(v) else [] for v, s in zip(vectors, scopes)]
+
+    def text_search(self, text: str, limit: int, scopes: list[str] | None = None,
+                    vectors: dict[str, np.ndarray] | None = None) -> list[tuple[str, float]]:
+        """(card id, BM25 score) best first; empty when the text has no searchable words.
+        `vectors`, when given, also gets each hit's vector."""
+        if not text.strip():
+            return []
+        query = self._table(CARDS).search(text, query_type="fts", fts_columns="text")
+        if scopes:
+            query = query.where(f"scope IN ({_sql_list(scopes)})", prefilter=True)
+        columns = ["id", "_score"] + (["vector"] if vectors is not None else [])
+        try:
+            data = query.limit(limit).select(columns).to_arrow()
+        except (ValueError, RuntimeError):  # a query of only stop words or operators
+            return []
+        _collect(data, vectors)
+        return list(zip(data.column("id").to_pylist(), map(float, data.column("_score").to_pylist())))
+
+    def vectors_for(self, ids: list[str]) -> dict[str, np.ndarray]:
+        if not ids:
+            return {}
+        if self._cache is not None and self._vector_cache() is not None:
+            found = self._cache.vectors_for(ids)
+            if len(found) == len(set(ids)):
+                return found
+        rows = (
+            self._table(CARDS)
+            .search()
+            .where(f"id IN ({_sql_list(ids)})")
+            .select(["id", "vector"])
+            .limit(len(ids))
+            .to_list()
+        )
+        return {row["id"]: np.asarray(row["vector"], dtype=np.float32) for row in rows}
+
+    def all_vectors(self) -> tuple[list[str], np.ndarray]:
+        """Every card row's id and vector, in one read (maintenance: consolidation)."""
+        table = self._table(CARDS)
+        n = table.count_rows()
+        if not n:
+            return [], np.zeros((0, self.dim), dtype=np.float32)
+        data = table.search().select(["id", "vector"]).limit(n).to_arrow()
+        ids = data.column("id").to_pylist()
+        flat = data.column("vector").combine_chunks().flatten().to_numpy(zero_copy_only=False)
+        return ids, np.asarray(flat, dtype=np.float32).reshape(len(ids), self.dim)
+
+    def _vector_cache(self, force: bool = False):
+        """The in-memory copy, brought up to date, or None where LanceDB searches itself
+        (`force`: whatever the table's size and the process's life)."""
+        from .vector_cache import MIN_ROWS, VectorCache
+
+        try:
+            if self._cache is None:
+                self._searches += 1
+                if not force and (not (self.resident or self._searches > 1) or self.card_count() < MIN_ROWS):
+                    return None
+                self._cache = VectorCache(self._table(CARDS), self.dim, self._pinned_cards)
+            self._cache.refresh()
+            return self._cache
+        except Exception:  # noqa: BLE001 - an older table layout or API: LanceDB searches itself
+            self._cache = None
+            return None
+
+    def _pinned_cards(self, version: int) -> Any:
+        """A second handle on the cards table, held at one version (the vector copy loads from it)."""
+        table = self._db.open_table(CARDS)
+        table.checkout(version)
+        return table
+
+    def card_ids(self) -> list[str]:
+        table = self._table(CARDS)
+        n = table.count_rows()
+        return table.search().select(["id"]).limit(n).to_arrow().column("id").to_pylist() if n else []
+
+    def optimize(self, cleanup_older_than: timedelta = timedelta(hours=1)) -> None:
+        """Compact files, fold new rows into the indexes, drop versions older than the given
+        age (never 0: a reader may still be on an older version)."""
+        for name in (CARDS, RELATIONS):
+            self._table(name).optimize(cleanup_older_than=cleanup_older_than)
+
+    # --- relations ------------------------------------------------------------------------
+
+    def upsert_relations(self, rows: list[dict[str, str]], vectors: np.ndarray) -> None:
+        if not rows:
+            return
+        data = [dict(row, vector=vectors[i].astype(np.float32)) for i, row in enumerate(rows)]
+        (
+            self._table(RELATIONS)
+            .merge_insert("name")
+            .when_matched_update_all()
+            .when_not_matched_insert_all()
+            .execute(pa.Table.from_pylist(data, schema=_relations_schema(self.dim)))
+        )
+
+    def relation_vectors(self) -> dict[str, np.ndarray]:
+        """Every relation name's embedding; kept until the table gets a new version (a recall
+        reads it twice, a resident process on every request)."""
+        key = _version_key(self.path / f"{RELATIONS}.lance")
+        if key is not None and self._relations_cache is not None and self._relations_cache[0] == key:
+            return dict(self._relations_cache[1])
+        rows = self._table(RELATIONS).search().select(["name", "vector"]).limit(100_000).to_list()
+        found = {row["name"]: np.asarray(row["vector"], dtype=np.float32) for row in rows}
+        self._relations_cache = (key, found) if key is not None else None
+        return dict(found)
+
+
+def _collect(data: pa.Table, vectors: dict[str, np.ndarray] | None) -> None:
+    if vectors is None or not data.num_rows:
+        return
+    column = data.column("vector").combine_chunks()
+    flat = column.flatten().to_numpy(zero_copy_only=False).astype(np.float32, copy=False)
+    matrix = flat.reshape(data.num_rows, -1)
+    vectors.update(zip(data.column("id").to_pylist(), matrix))
+
+
+def _version_key(table_dir: Path) -> tuple[int, int] | None:
+    """Changes whenever the table commits a version (a manifest is added) or is recreated."""
+    try:
+        versions = (table_dir / "_versions").stat()
+        return (table_dir.stat().st_ino, versions.st_mtime_ns)
+    except OSError:
+        return None
+
+
+def _sql_list(values: list[str]) -> str:
+    """Quote string literals for a Lance SQL filter (ids are validated, quotes doubled anyway)."""
+    return ", ".join("'" + v.replace("'", "''") + "'" for v in values)
