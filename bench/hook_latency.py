@@ -61,9 +61,8 @@ def build(data: Path, cards: int) -> int:
 
 
 def _cards(memory) -> int:
-    with memory.lock.read("bench"):
-        with memory.graph(write=False) as graph:
-            return graph.counts()["cards"]
+    with memory.reading("bench") as graph:
+        return graph.counts()["cards"]
 
 
 def time_runs(data: Path, event: dict, runs: int, env: dict | None = None) -> list[float]:

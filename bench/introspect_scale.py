@@ -26,10 +26,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from openclaw_alaya import Alaya  # noqa: E402
-from openclaw_alaya.distill.plan import card_id, index_row, index_text  # noqa: E402
+from openclaw_alaya.distill.plan import card_id  # noqa: E402
 from openclaw_alaya.maintenance.introspect import run  # noqa: E402
-from openclaw_alaya.models import Card, Session, SourceRef, Turn  # noqa: E402
-from openclaw_alaya.relations import expand_link  # noqa: E402
+from openclaw_alaya.models import (  # noqa: E402
+    Card,
+    Session,
+    SourceRef,
+    Turn,
+    expand_link,
+    index_row,
+    index_text,
+)
 
 NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
 WORDS = ("billing pool pgbouncer kuzu lance graph index deploy staging cluster frontend pnpm monorepo "
@@ -70,10 +77,10 @@ def build(memory: Alaya, n: int, rng: random.Random) -> None:
     data = synthetic(n, rng)
     all_cards = [c for _, cards in data for c in cards]
     vectors = memory.embedder.embed([index_text(c) for c in all_cards])
-    with memory.lock.write("bench build"):
+    with memory.writing("bench build") as graph:
         for session, _cards in data:
             memory.raw.write(session)
-        with memory.graph(write=True) as graph:
+        with graph:
             for session, cards in data:
                 graph.upsert_session({"id": session.id, "agent_id": "shared", "started_at": session.started_at,
                                       "ingested_at": session.started_at, "path": str(memory.raw.find(session.id)),
@@ -93,9 +100,8 @@ def build(memory: Alaya, n: int, rng: random.Random) -> None:
 
 
 def _ids(memory: Alaya) -> list:
-    with memory.lock.read("bench"):
-        with memory.graph(write=False) as graph:
-            return graph.query("MATCH (c:Card) RETURN c.id ORDER BY c.id")
+    with memory.reading("bench") as graph:
+        return graph.query("MATCH (c:Card) RETURN c.id ORDER BY c.id")
 
 
 class BatchLog(logging.Handler):

@@ -164,9 +164,8 @@ def build_store(n: int, *, rebuild: bool = False, quiet: bool = False) -> Path:
     import pyarrow as pa
 
     from openclaw_alaya import Alaya
-    from openclaw_alaya.distill.plan import index_text
+    from openclaw_alaya.models import Card, index_text
     from openclaw_alaya.store.graph import GraphStore
-    from openclaw_alaya.models import Card
 
     memory = Alaya(target)
     memory.init()

@@ -1,6 +1,7 @@
-"""The built-in behaviour, as a plugin like any other (DESIGN.md §6): offline providers,
-the session-start sections (integrated summary, relevant cards), session-end capture and the
-basic introspect steps. Heavy modules are imported inside the hooks that need them."""
+"""The built-in behaviour, as a plugin like any other (docs/architecture.md, "Plugins and
+hooks"): offline providers, the session-start sections (integrated summary, relevant cards),
+session-end capture and the introspect steps. Heavy modules are imported inside the hooks that
+need them."""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ def register_distillers(register: Any) -> None:
 
     register("heuristic", heuristic)
     register("openai", openai_distiller)
-    register("llm", openai_distiller)  # DESIGN.md §4 calls it `llm`
+    register("llm", openai_distiller)  # the name the design of the providers gives it
 
 
 @hookimpl
@@ -59,8 +60,7 @@ def session_end(memory: Any, event: Any) -> Any:
 @hookimpl
 def introspect(memory: Any) -> Any:
     from .maintenance.introspect import default_steps
-    from .maintenance.steps import maintenance_steps
-
     from .maintenance.reembed import introspect_steps
+    from .maintenance.steps import maintenance_steps
 
     return default_steps() + maintenance_steps() + introspect_steps()

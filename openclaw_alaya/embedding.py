@@ -25,7 +25,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from .text import CJK_STOPWORDS, STOPWORDS, _CJK_CHAR, _TOKEN, _cjk_grams, stem
+from .text import CJK_CHAR, TOKEN, CJK_STOPWORDS, STOPWORDS, cjk_grams, stem
 
 __all__ = ["Embedder", "HashEmbedder", "DEFAULT_HASH_SETTINGS"]
 
@@ -124,9 +124,9 @@ class HashEmbedder:
         """The per-text units whose features are cached: words, CJK grams, word bigrams."""
         units: list[str] = []
         prev: str | None = None
-        for tok in _TOKEN.findall(text.lower()):
-            if _CJK_CHAR.match(tok):
-                for g in _cjk_grams(tok):
+        for tok in TOKEN.findall(text.lower()):
+            if CJK_CHAR.match(tok):
+                for g in cjk_grams(tok):
                     if not (self.drop_stopwords and g in CJK_STOPWORDS):
                         units.append("z" + g)
                 prev = None

@@ -1,34 +1,51 @@
 """`Alaya`: the memory engine behind the CLI and the Python API.
 
-Every operation follows DESIGN.md §2: parse and compute outside the lock, take the shared lock
-to read or the exclusive lock to apply, open Kuzu inside the lock and close it before release,
-and write L3 → L2 → L1 in that order.
+It owns one data directory's stores and is the one place that pairs the lock with Kuzu
+(`reading`, `writing`; docs/architecture.md, "The lock protocol"): parse and compute outside
+the lock, take the shared lock to read or the exclusive lock to apply, and write L3 → L2 → L1
+in that order. The modules below it are handed the engine as a `memory.Memory`.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
+from . import redact
 from .config import Config
-from .store.datadir import DataDir, resolve_data_dir
+from .distill.plan import DistillPlan, prepare
 from .errors import InputError, NotFoundError
-from .ingest.formats import DEFAULT_MAX_BYTES, parse_session
+from .ingest.sessions import parse_source, session_row
+from .models import (
+    CARD_TYPES,
+    CORE_RELATIONS,
+    DistillReport,
+    IngestResult,
+    LinkResult,
+    RecallResult,
+    Session,
+    TraceResult,
+    check_id,
+    expand_link,
+    is_custom,
+    normalise_relation,
+    now_iso,
+    relation_description,
+)
+from .progress import progress
+from .providers import bind, make_distiller, make_embedder
+from .store.datadir import DataDir, resolve_data_dir
 from .store.fsutil import append_line
-from .distill.plan import DistillPlan, now_iso, prepare
 from .store.graph import GraphStore
 from .store.lock import StoreLock
-from .models import CARD_TYPES, CORE_RELATIONS, RecallResult, Session, TraceResult, check_id
-from .progress import progress
-from .providers import make_distiller, make_embedder
-from . import redact
-from .store.raw import RawStore
-from .relations import expand_link, is_custom, normalise_relation, relation_description
+from .store.raw import LINKS_LOG, RawStore
 
 if TYPE_CHECKING:
     from .embedding import Embedder
@@ -36,30 +53,6 @@ if TYPE_CHECKING:
     from .store.vectors import VectorStore
 
 _APPLY_BATCH_CARDS = 1000  # cards applied per write-lock hold when distilling a backlog (about 2 s at 10k cards)
-
-
-class IngestResult(BaseModel):
-    session_id: str
-    new_turns: int
-    total_turns: int
-    path: str
-
-
-class DistillReport(BaseModel):
-    sessions: int = 0
-    cards: int = 0
-    links: int = 0
-    merged: int = 0  # new cards merged into stored ones (resolver.py)
-    contradicted: int = 0  # stored cards superseded by a new one
-    pending_embedding: int = 0  # cards stored without a vector while the embedder was down
-
-
-class LinkResult(BaseModel):
-    src: str
-    dst: str
-    rel: str
-    custom: bool
-    edges: int
 
 
 class Alaya:
@@ -77,7 +70,7 @@ class Alaya:
 
     @cached_property
     def lock(self) -> StoreLock:
-        from .store.journal import recover
+        from .ingest.recovery import recover
 
         return StoreLock(self.dirs.root, self.config.lock.timeout_seconds, recover=lambda: recover(self))
 
@@ -87,8 +80,6 @@ class Alaya:
 
     @cached_property
     def embedder(self) -> "Embedder":
-        from .distill.batch import bind
-
         return bind(self, make_embedder(self.config))  # a remote embedder caches in state/
 
     @cached_property
@@ -99,16 +90,44 @@ class Alaya:
         store.check_embedder()
         return store
 
+    def reopen_index(self) -> None:
+        """Forget the L1 handle, so the next use opens the tables again (after a rebuild or
+        reembed swapped them)."""
+        self.__dict__.pop("index", None)
+
     @cached_property
     def graph_views(self) -> "SnapshotKeeper":
         """What recall reads the graph through: an in-memory snapshot once this process
-        recalls repeatedly (graph_snapshot.py)."""
+        recalls repeatedly (store/snapshot.py)."""
         from .store.snapshot import SnapshotKeeper
 
         return SnapshotKeeper(self.dirs.graph)
 
-    def graph(self, *, write: bool) -> GraphStore:
-        return GraphStore(self.dirs.graph, read_only=not write, atomic=write)  # a write is one transaction
+    # --- the lock protocol ----------------------------------------------------------------
+
+    @contextmanager
+    def reading(self, operation: str, *, timeout: float | None = None,
+                snapshot: bool = False) -> Iterator[GraphStore]:
+        """The shared lock and the graph read-only, closed before the lock is released.
+        `timeout` instead of the configured one (0: only if free now); `snapshot`: the graph as
+        recall reads it, the in-memory snapshot in a process that recalls repeatedly."""
+        with self.lock.read(operation, timeout=timeout):
+            if snapshot:
+                with self.graph_views.view(lambda: GraphStore(self.dirs.graph, read_only=True)) as graph:
+                    yield graph
+            else:
+                with GraphStore(self.dirs.graph, read_only=True) as graph:
+                    yield graph
+
+    @contextmanager
+    def writing(self, operation: str, *, change_graph: bool = True) -> Iterator[GraphStore]:
+        """The exclusive lock and the graph read-write as one transaction, committed and closed
+        before the lock is released (`with graph:` inside commits it earlier, so that L1 is
+        written after L2). Kuzu opens only if the hold uses the graph. `change_graph=False`:
+        the hold changes other layers and only reads the graph (no generation bump)."""
+        with self.lock.write(operation):
+            with GraphStore(self.dirs.graph, read_only=not change_graph, atomic=change_graph) as graph:
+                yield graph
 
     # --- init -----------------------------------------------------------------------------
 
@@ -118,11 +137,11 @@ class Alaya:
         if not self.dirs.config.exists():
             (self._config or Config()).save(self.dirs.config)
         rows = [{"name": name, "description": relation_description(name)} for name in CORE_RELATIONS]
-        # a remote embedder: init stays offline, the names go with the first distill batch (pipeline.py)
+        # a remote embedder: init stays offline, the names go with the first distill batch (distill/batch.py)
         remote = hasattr(self.embedder, "client")
         vectors = None if remote else self.embedder.embed([row["description"] for row in rows])
-        with self.lock.write("init"):
-            with self.graph(write=True) as graph:
+        with self.writing("init") as graph:
+            with graph:
                 graph.create_schema()
             self.index.create()
             if vectors is not None:
@@ -141,49 +160,29 @@ class Alaya:
     ) -> IngestResult:
         """Store a session's new turns in L3 and its Session node in L2. Nothing is distilled yet."""
         self.dirs.require()
-        session = self._parse(source, agent_id=agent_id, session_id=session_id, include_tools=include_tools)
+        session = parse_source(source, agent_id=agent_id, session_id=session_id, include_tools=include_tools)
         session = redact.for_ingest(self, session)  # secrets out before anything is stored
-        with self.lock.write(f"ingest {session.id}"):
+        with self.writing(f"ingest {session.id}") as graph:
             merged, new_turns = self.raw.merge(session)
             stored = None if new_turns else self.raw.find(merged.id)
             path = stored or self.raw.write(merged)
-            with self.graph(write=True) as graph:
-                from .ingest.batch import session_row
-
+            with graph:
                 known = graph.get_session(merged.id) or {}
                 graph.upsert_session(session_row(self, merged, path, known, now_iso()))
             redact.record_new_turns(self, new_turns)
         return IngestResult(session_id=merged.id, new_turns=len(new_turns), total_turns=len(merged.turns), path=str(path))
 
     def ingest_many(self, sources: Any, *, agent_id: str | None = None, include_tools: bool = False) -> list[IngestResult]:
-        """`ingest` for many sessions, a chunk per write-lock hold (batch_ingest.py)."""
+        """`ingest` for many sessions, a chunk per write-lock hold (ingest/batch.py)."""
         from .ingest.batch import ingest_many
 
         return ingest_many(self, sources, agent_id=agent_id, include_tools=include_tools)
 
-    def _parse(self, source: Any, **options: Any) -> Session:
-        if isinstance(source, Session):
-            return source.model_copy(update={k: v for k, v in options.items() if k != "include_tools" and v})
-        if isinstance(source, bytes):
-            return parse_session(source, source_name="<stdin>", **options)
-        path = Path(source)
-        try:
-            with path.open("rb") as handle:  # never more than the cap into memory
-                data = handle.read(DEFAULT_MAX_BYTES + 1)
-        except FileNotFoundError:
-            raise InputError(f"{path}: no such file") from None
-        except IsADirectoryError:
-            raise InputError(f"{path}: is a directory, expected a session file") from None
-        except OSError as exc:
-            raise InputError(f"{path}: cannot read ({exc.strerror})") from None
-        return parse_session(data, source_name=str(path), **options)
-
     # --- distill --------------------------------------------------------------------------
 
     def pending_sessions(self) -> list[dict[str, Any]]:
-        with self.lock.read("distill (finding pending sessions)"):
-            with self.graph(write=False) as graph:
-                sessions = graph.sessions()
+        with self.reading("distill (finding pending sessions)") as graph:
+            sessions = graph.sessions()
         return [s for s in sessions if (s["distilled_turns"] or 0) < (s["turn_count"] or 0)]
 
     def distill(self, session_id: str | None = None) -> DistillReport:
@@ -196,7 +195,7 @@ class Alaya:
         if session_id is not None:
             check_id(session_id, "session id")
             pending = [s for s in pending if s["id"] == session_id]
-        from .distill.batch import bind, record_usage
+        from .providers import record_usage
 
         distiller = bind(self, make_distiller(self.config))
         report = DistillReport()
@@ -204,7 +203,7 @@ class Alaya:
         try:
             for done, row in enumerate(pending, 1):
                 session = redact.for_derived(self, self.raw.load(row["id"]))
-                if session is not None:  # embedded per batch, not per session (pipeline.py)
+                if session is not None:  # embedded per batch, not per session (distill/batch.py)
                     batch.append(
                         prepare(session, row["distilled_turns"] or 0, distiller, None,
                                 self.config.distill.max_cards_per_session)
@@ -219,7 +218,7 @@ class Alaya:
 
     def _apply(self, plans: list[DistillPlan], report: DistillReport, distiller: Any = None) -> None:
         """Embed the batch, resolve it against stored cards, then L3 contexts, L2 and L1 under
-        the write lock (pipeline.py)."""
+        the write lock (distill/batch.py)."""
         from .distill.batch import apply_batch
 
         apply_batch(self, plans, report, distiller)
@@ -239,7 +238,7 @@ class Alaya:
         top_k: int | None = None,
     ) -> RecallResult:
         """Find cards by meaning and words, then walk the graph; a read, never a write to L2."""
-        from .recall.navigate import RecallRequest, Recaller
+        from .recall.navigate import Recaller, RecallRequest
 
         self.dirs.require()
         try:
@@ -256,9 +255,8 @@ class Alaya:
         except (ValidationError, ValueError) as exc:
             raise InputError(f"recall: {_first_error(exc)}") from None
         recaller = Recaller(self.config.recall, self.embedder)
-        with self.lock.read("recall"):
-            with self.graph_views.view(lambda: self.graph(write=False)) as graph:
-                result = recaller.run(request, graph, self.index)
+        with self.reading("recall", snapshot=True) as graph:
+            result = recaller.run(request, graph, self.index)
         self._log_access([node.card_id for node in result.nodes])
         return result
 
@@ -273,15 +271,14 @@ class Alaya:
 
         self.dirs.require()
         check_id(card, "card id")
-        with self.lock.read("trace"):
-            with self.graph(write=False) as graph:
-                found = graph.get_cards([card]).get(card)
-                if found is None:
-                    raise NotFoundError(f"no card {card!r}")
-                sessions = {s.session_id: graph.get_session(s.session_id) for s in found.sources}
+        with self.reading("trace") as graph:
+            found = graph.get_cards([card]).get(card)
+            if found is None:
+                raise NotFoundError(f"no card {card!r}")
+            sessions = {s.session_id: graph.get_session(s.session_id) for s in found.sources}
         return build_trace(found, sessions, self.raw)
 
-    # --- link / schema / status -----------------------------------------------------------
+    # --- link / schema -----------------------------------------------------------------
 
     def link(self, src: str, dst: str, rel: str, *, weight: float = 1.0) -> LinkResult:
         """A relation the agent or user found; unknown names become custom relations."""
@@ -293,23 +290,22 @@ class Alaya:
         name = normalise_relation(rel)
         vector = None
         if is_custom(name):
-            from .distill.batch import embed_or_pending
+            from .providers import embed_or_pending
 
             vector, ok = embed_or_pending(self.embedder, [relation_description(name)])
             vector = vector if ok else None  # embedder down: introspect's embed-pending adds it later
-        with self.lock.read(f"link {src} {name} {dst} (checking the cards)"):  # refused: nothing opened for writing
-            with self.graph(write=False) as graph:
-                missing = [c for c in (src, dst) if c not in graph.get_cards([src, dst])]
+        with self.reading(f"link {src} {name} {dst} (checking the cards)") as graph:  # refused: nothing opened for writing
+            missing = [c for c in (src, dst) if c not in graph.get_cards([src, dst])]
         if missing:
             raise NotFoundError(f"no card {missing[0]!r}")
-        with self.lock.write(f"link {src} {name} {dst}"):
-            with self.graph(write=True) as graph:
+        with self.writing(f"link {src} {name} {dst}") as graph:
+            with graph:
                 missing = [c for c in (src, dst) if c not in graph.get_cards([src, dst])]
                 if missing:
                     raise NotFoundError(f"no card {missing[0]!r}")
                 links = expand_link(src, dst, name, weight, now_iso())
                 # L3 first: `alaya rebuild` replays manual links from raw/links.jsonl
-                append_line(self.dirs.raw / "links.jsonl", json.dumps(
+                append_line(self.raw.log_path(LINKS_LOG), json.dumps(
                     {"src": src, "dst": dst, "rel": name, "weight": weight, "ts": links[0].created_at}))
                 graph.add_links(links)
             if vector is not None:
@@ -319,9 +315,8 @@ class Alaya:
     def schema(self) -> dict[str, Any]:
         """Relation names (core and custom in use, with counts) and card types."""
         self.dirs.require()
-        with self.lock.read("schema"):
-            with self.graph(write=False) as graph:
-                counts = graph.relation_counts()
+        with self.reading("schema") as graph:
+            counts = graph.relation_counts()
         relations = [
             {"name": name, "description": text, "core": True, "count": counts.get(name, 0)}
             for name, text in CORE_RELATIONS.items()
@@ -333,48 +328,6 @@ class Alaya:
         ]
         node_types = [{"name": name, "description": text} for name, text in CARD_TYPES.items()]
         return {"relations": relations, "node_types": node_types}
-
-    def status(self) -> dict[str, Any]:
-        self.dirs.require()
-        with self.lock.read("status"):
-            with self.graph(write=False) as graph:
-                counts = graph.counts()
-                pending = sum(
-                    1 for s in graph.sessions() if (s["distilled_turns"] or 0) < (s["turn_count"] or 0)
-                )
-            indexed = self.index.card_count()
-        return {
-            "data_dir": str(self.dirs.root),
-            **counts,
-            "pending_sessions": pending,
-            "indexed_cards": indexed,
-            "embedder": self.embedder.id,
-            "distiller": self.config.distill.llm_provider,
-            **_llm_status(self),
-            **_status_details(self),
-            "redaction": _redaction_status(self),
-        }
-
-
-def _redaction_status(memory: Alaya) -> dict[str, Any]:
-    """Whether secrets are redacted, and how many have been (redaction_plugin.py)."""
-    from .redaction_plugin import status
-
-    return status(memory)
-
-
-def _status_details(memory: Alaya) -> dict[str, Any]:
-    """Tiers, temperatures, per-layer counts and sizes (maintenance/status.py)."""
-    from .maintenance.status import details
-
-    return details(memory)
-
-
-def _llm_status(memory: Alaya) -> dict[str, Any]:
-    """Cards waiting for an embedding, and the model tokens and requests spent so far."""
-    from .distill.batch import read_pending, read_usage
-
-    return {"pending_embeddings": len(read_pending(memory)), "llm_usage": read_usage(memory)}
 
 
 def _first_error(exc: Exception) -> str:

@@ -1,4 +1,5 @@
-"""Hook specifications (DESIGN.md §6): what a plugin can contribute to alaya.
+"""Hook specifications: what a plugin can contribute to alaya (docs/architecture.md, "Plugins
+and hooks").
 
 Plugins are modules or objects with functions marked `@hookimpl`, registered through the
 entry-point group `openclaw_alaya` (or `$ALAYA_PLUGINS`, a comma-separated list of module
@@ -58,10 +59,11 @@ def store_filter(session: Any, memory: Any) -> Any:
 def session_start(memory: Any, request: Any) -> Any:
     """Contribute parts of the text injected at the start of a session.
 
-    `memory` is the `Alaya` engine, `request` an `inject.StartRequest` (agent id, session id,
-    prompt, budget). Return an `inject.Section`, a list of them, or None. Sections are rendered
-    in `order` inside the untrusted-memory block; when over budget, items are dropped from the
-    end, last section first, down to each section's `min_items`, then entirely.
+    `memory` is the engine (a `memory.Memory`), `request` a `bridge.inject.StartRequest` (agent
+    id, session id, prompt, budget). Return a `bridge.inject.Section`, a list of them, or None.
+    Sections are rendered in `order` inside the untrusted-memory block; when over budget, items
+    are dropped from the end, last section first, down to each section's `min_items`, then
+    entirely.
     """
 
 
@@ -69,9 +71,9 @@ def session_start(memory: Any, request: Any) -> Any:
 def session_end(memory: Any, event: Any) -> Any:
     """Capture a session when OpenClaw reports one (each turn, reset, compaction, end).
 
-    `event` is a `hook.EndEvent` (agent id, session id, reason, turns). The built-in plugin
-    ingests the new turns (L3 first) and distills them. Return a dict merged into the JSON the
-    hook prints, or None.
+    `event` is a `bridge.capture.EndEvent` (agent id, session id, reason, turns). The built-in
+    plugin ingests the new turns (L3 first) and distills them. Return a dict merged into the JSON
+    the hook prints, or None.
     """
 
 
@@ -79,6 +81,6 @@ def session_end(memory: Any, event: Any) -> Any:
 def introspect(memory: Any) -> Any:
     """Contribute maintenance steps to `alaya introspect` (and the scheduled introspect job).
 
-    Return an `introspect.Step` (name, order, run(memory) -> dict) or a list of them. Steps run
+    Return a `maintenance.steps.Step` (name, order, run(memory) -> dict) or a list of them. Steps run
     in `order`; a failing step is reported and the next one still runs.
     """

@@ -1,5 +1,5 @@
 """The data shapes every layer agrees on: sessions and turns (L3), cards and links (L2),
-and the results handed back to callers (recall, trace).
+relation names, and the results handed back to callers (ingest, distill, link, recall, trace).
 
 They are pydantic models so that whatever is parsed from a file or stdin is validated once,
 at the edge, and `model_dump()` is exactly the JSON the CLI prints.
@@ -8,7 +8,8 @@ at the edge, and `model_dump()` is exactly the JSON the CLI prints.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from datetime import datetime, timezone
+from typing import Annotated, Literal, Protocol
 
 from pydantic import AfterValidator, BaseModel, Field
 
@@ -37,6 +38,11 @@ CARD_TYPES: dict[str, str] = {
     "preference": "what someone likes, wants or insists on",
     "fact": "a dated or numeric statement about the world or the user",
 }
+
+
+def now_iso() -> str:
+    """The time stamps stored everywhere: UTC, to the second."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 def check_id(value: str, what: str) -> str:
@@ -182,3 +188,86 @@ class TraceResult(BaseModel):
     content: str
     type: str
     sessions: list[TraceSession]
+
+
+class Distiller(Protocol):
+    """What `distill.llm_provider` names: turns a session (from turn `start`) into drafts."""
+
+    name: str
+
+    def distill(self, session: Session, start: int = 0) -> DistillResult: ...
+
+
+def index_text(card: Card) -> str:
+    """What the index sees of a card: its words, tags and entity names."""
+    return "\n".join([card.title, card.content, " ".join(card.tags), " ".join(card.entities)])
+
+
+def index_row(card: Card) -> dict[str, str]:
+    return {"id": card.id, "text": index_text(card), "scope": card.scope, "type": card.type}
+
+
+# --- results of the engine's operations ------------------------------------------------------
+
+
+class IngestResult(BaseModel):
+    session_id: str
+    new_turns: int
+    total_turns: int
+    path: str
+
+
+class DistillReport(BaseModel):
+    sessions: int = 0
+    cards: int = 0
+    links: int = 0
+    merged: int = 0  # new cards merged into stored ones (distill/resolver.py)
+    contradicted: int = 0  # stored cards superseded by a new one
+    pending_embedding: int = 0  # cards stored without a vector while the embedder was down
+
+
+class LinkResult(BaseModel):
+    src: str
+    dst: str
+    rel: str
+    custom: bool
+    edges: int
+
+
+# --- relation names: normalising what users and distillers write, and storing links both ways
+# where the relation's meaning requires it (symmetric ones, CAUSES/CAUSED_BY) ----------------
+
+_RELATION_NAME = re.compile(r"^[A-Z][A-Z0-9_]{0,63}$")
+RESERVED = {"EXTRACTED_FROM", "MENTIONS"}  # card→session / card→entity, not between cards
+
+
+def normalise_relation(name: str) -> str:
+    """`depends on` → `DEPENDS_ON`; anything else that is not a tidy name is refused."""
+    cleaned = re.sub(r"[\s\-]+", "_", str(name).strip()).upper()
+    if not _RELATION_NAME.match(cleaned):
+        raise InputError(
+            f"invalid relation name {str(name)[:40]!r}: use letters, digits and _ (up to 64), starting with a letter"
+        )
+    if cleaned in RESERVED:
+        raise InputError(f"{cleaned} is maintained by alaya itself and cannot be linked by hand")
+    return cleaned
+
+
+def is_custom(name: str) -> bool:
+    return name not in CORE_RELATIONS
+
+
+def expand_link(src: str, dst: str, rel: str, weight: float, created_at: str) -> list[Link]:
+    """The stored edges for one stated relation: the edge itself plus its mirror if any."""
+    links = [Link(src=src, dst=dst, rel=rel, weight=weight, created_at=created_at)]
+    if rel in SYMMETRIC_RELATIONS:
+        links.append(Link(src=dst, dst=src, rel=rel, weight=weight, created_at=created_at))
+    elif rel in INVERSE_RELATIONS:
+        links.append(Link(src=dst, dst=src, rel=INVERSE_RELATIONS[rel], weight=weight, created_at=created_at))
+    return links
+
+
+def relation_description(name: str) -> str:
+    """The text a relation is embedded from, so that names cluster by meaning."""
+    words = name.replace("_", " ").lower()
+    return f"{words}: {CORE_RELATIONS.get(name, 'custom relation')}"

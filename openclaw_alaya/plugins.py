@@ -23,12 +23,6 @@ def get_plugin_manager() -> pluggy.PluginManager:
     return _manager
 
 
-def reset_plugin_manager() -> None:
-    """Forget the manager (tests that change `$ALAYA_PLUGINS` or register plugins)."""
-    global _manager
-    _manager = None
-
-
 def _build() -> pluggy.PluginManager:
     from . import default_plugin
 

@@ -1,4 +1,5 @@
-"""Progress for long work: a self-overwriting line on a terminal, nothing when piped (DESIGN.md §7)."""
+"""Progress for long work: a self-overwriting line on a terminal, nothing when piped
+(docs/architecture.md, "Commands")."""
 
 from __future__ import annotations
 

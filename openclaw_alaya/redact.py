@@ -24,6 +24,7 @@ is kept).
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections import Counter
@@ -31,10 +32,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .store.fsutil import atomic_write
+
 if TYPE_CHECKING:
-    from .engine import Alaya
+    from .memory import Memory
     from .models import Session
 
+STATS_FILE = "redactions.json"  # in state/: how many secrets were redacted, by kind
 MARKER = "[REDACTED:{kind}]"
 MARKER_RE = re.compile(r"\[REDACTED:([a-z0-9-]+)\]")
 
@@ -257,7 +261,7 @@ def redact_session(session: "Session", redactor: Redactor) -> tuple["Session", C
     return session.model_copy(update={"turns": turns, "title": title}), total
 
 
-def apply_store_filters(session: "Session", memory: "Alaya | None" = None) -> "Session":
+def apply_store_filters(session: "Session", memory: "Memory | None" = None) -> "Session":
     """Run every `store_filter` hook implementation in turn, each on the previous one's output
     (pluggy's own call would hand all of them the original)."""
     from .models import Session
@@ -282,34 +286,32 @@ def count_markers(texts: Iterable[str]) -> Counter:
 # --- the engine's side (Alaya.ingest, Alaya.distill) ------------------------------------------
 
 
-def redact_raw(memory: "Alaya") -> bool:
+def redact_raw(memory: "Memory") -> bool:
     section = getattr(memory.config, "redaction", None)
     return True if section is None else bool(section.redact_raw)
 
 
-def for_ingest(memory: "Alaya", session: "Session") -> "Session":
+def for_ingest(memory: "Memory", session: "Session") -> "Session":
     """What L3 gets: the session through the store filters, unless `redact_raw` is off (then
     the original; what is derived from it is filtered on the way, `for_derived`)."""
     clean = apply_store_filters(session, memory)
     return clean if redact_raw(memory) else session
 
 
-def for_derived(memory: "Alaya", session: "Session | None") -> "Session | None":
+def for_derived(memory: "Memory", session: "Session | None") -> "Session | None":
     """A session loaded from L3, made safe for distilling (a no-op when L3 is redacted)."""
     if session is None or redact_raw(memory):
         return session
     return apply_store_filters(session, memory)
 
 
-def clean_text(memory: "Alaya", text: str | None) -> str | None:
+def clean_text(memory: "Memory", text: str | None) -> str | None:
     redactor = from_config(memory.config)
     return text if redactor is None or not text else redactor.redact(text)[0]
 
 
-def record_new_turns(memory: "Alaya", turns: list[Any]) -> None:
+def record_new_turns(memory: "Memory", turns: list[Any]) -> None:
     """Count the secrets redacted from newly stored turns (`alaya status`); under the write lock."""
-    from .redaction_plugin import record
-
     if not turns:
         return
     if redact_raw(memory):
@@ -322,13 +324,48 @@ def record_new_turns(memory: "Alaya", turns: list[Any]) -> None:
     record(memory, counts)
 
 
-def for_alignment(memory: "Alaya", session_id: str, agent_id: str, turns: list[Any]) -> list[Any]:
+def for_alignment(memory: "Memory", session_id: str, agent_id: str, turns: list[Any]) -> list[Any]:
     """Incoming hook turns as L3 would store them, so that they line up with stored turns."""
     from .models import Session
 
     if not turns or not redact_raw(memory):
         return turns
     return apply_store_filters(Session(id=session_id, agent_id=agent_id, turns=turns), memory).turns
+
+
+# --- the running totals (`alaya status`) -----------------------------------------------------
+
+
+def record(memory: "Memory", counts: Counter) -> None:
+    """Add the secrets redacted from newly stored turns to the running totals (caller holds
+    the write lock)."""
+    if not counts:
+        return
+    stats = stats_of(memory)
+    stats["total"] += sum(counts.values())
+    by_kind = Counter(stats["by_kind"])
+    by_kind.update(counts)
+    stats["by_kind"] = dict(sorted(by_kind.items()))
+    atomic_write(memory.dirs.state / STATS_FILE, json.dumps(stats, sort_keys=True))
+
+
+def stats_of(memory: "Memory") -> dict[str, Any]:
+    try:
+        data = json.loads((memory.dirs.state / STATS_FILE).read_text(encoding="utf-8"))
+        return {"total": int(data["total"]), "by_kind": {str(k): int(v) for k, v in dict(data["by_kind"]).items()}}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {"total": 0, "by_kind": {}}
+
+
+def status(memory: "Memory") -> dict[str, Any]:
+    section = getattr(memory.config, "redaction", None)
+    stats = stats_of(memory)
+    return {
+        "enabled": bool(section.enabled) if section is not None else True,
+        "redact_raw": bool(section.redact_raw) if section is not None else True,
+        "redacted": stats["total"],
+        "by_kind": stats["by_kind"],
+    }
 
 
 def _mark(m: re.Match, group: int, kind: str, counts: Counter) -> str:

@@ -41,10 +41,10 @@ _CJK_RANGES = (
     "\uf900-\ufaff"  # compatibility ideographs
 )
 _CJK_RUN = re.compile(f"[{_CJK_RANGES}]+")
-_CJK_CHAR = re.compile(f"[{_CJK_RANGES}]")
+CJK_CHAR = re.compile(f"[{_CJK_RANGES}]")
 # A word: letters/digits (any script but CJK) with inner apostrophes, dots or hyphens kept
 # out; "LGBTQ+" -> "lgbtq", "don't" -> "don", "t" (the apostrophe splits, "t" is a stopword).
-_TOKEN = re.compile(f"[{_CJK_RANGES}]+|[^\\W_{_CJK_RANGES}]+", re.UNICODE)
+TOKEN = re.compile(f"[{_CJK_RANGES}]+|[^\\W_{_CJK_RANGES}]+", re.UNICODE)
 
 _EN_STOP = """
 a about above after again against all also am an and any are aren as at be because been before
@@ -74,7 +74,7 @@ STOPWORDS = frozenset(_EN_STOP) | CJK_STOPWORDS
 
 
 def is_cjk(ch: str) -> bool:
-    return bool(_CJK_CHAR.match(ch))
+    return bool(CJK_CHAR.match(ch))
 
 
 @lru_cache(maxsize=200_000)
@@ -109,7 +109,7 @@ def stem(word: str) -> str:
     return w
 
 
-def _cjk_grams(run: str) -> list[str]:
+def cjk_grams(run: str) -> list[str]:
     if len(run) == 1:
         return [run]
     out = list(run)
@@ -119,7 +119,7 @@ def _cjk_grams(run: str) -> list[str]:
 
 def words(text: str) -> list[str]:
     """Lower-cased surface words (no stemming, no CJK splitting): the raw token stream."""
-    return _TOKEN.findall(text.lower()) if text else []
+    return TOKEN.findall(text.lower()) if text else []
 
 
 def tokenize(text: str, *, stemming: bool = True, drop_stopwords: bool = False) -> list[str]:
@@ -131,9 +131,9 @@ def tokenize(text: str, *, stemming: bool = True, drop_stopwords: bool = False) 
     if not text:
         return []
     out: list[str] = []
-    for tok in _TOKEN.findall(text.lower()):
-        if _CJK_CHAR.match(tok):
-            grams = _cjk_grams(tok)
+    for tok in TOKEN.findall(text.lower()):
+        if CJK_CHAR.match(tok):
+            grams = cjk_grams(tok)
             if drop_stopwords:
                 grams = [g for g in grams if g not in CJK_STOPWORDS]
             out.extend(grams)
@@ -154,8 +154,8 @@ def content_words(text: str, *, stemming: bool = False) -> list[str]:
     if not text:
         return []
     out: list[str] = []
-    for tok in _TOKEN.findall(text.lower()):
-        if _CJK_CHAR.match(tok):
+    for tok in TOKEN.findall(text.lower()):
+        if CJK_CHAR.match(tok):
             if len(tok) == 1:
                 if tok not in CJK_STOPWORDS:
                     out.append(tok)
@@ -172,6 +172,6 @@ def estimate_tokens(text: str) -> int:
     """Rough LLM-token count for budgets: non-CJK characters / 4, plus 1 per CJK character."""
     if not text:
         return 0
-    cjk = len(_CJK_CHAR.findall(text))
+    cjk = len(CJK_CHAR.findall(text))
     other = len(text) - cjk
     return cjk + math.ceil(other / 4)

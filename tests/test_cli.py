@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from helpers import session_json, tree_digest
 
 DEMO = Path(__file__).resolve().parents[1] / "openclaw_alaya" / "demo"

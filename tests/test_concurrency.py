@@ -96,7 +96,7 @@ def test_six_processes_of_mixed_operations(tmp_path):
     assert len(captured) == 9
 
     memory = Alaya(data)
-    with memory.lock.read("test"), memory.graph(write=False) as graph:
+    with memory.reading("test") as graph:
         nodes = {row["id"]: row for row in graph.sessions()}
     for sid in captured:
         assert sid in nodes and nodes[sid]["turn_count"] == 3, sid

@@ -13,7 +13,8 @@ import time
 from pathlib import Path
 
 from openclaw_alaya import Alaya
-from openclaw_alaya.store.journal import check
+from openclaw_alaya.ingest.recovery import check
+from openclaw_alaya.store.graph import GraphStore
 
 HERE = Path(__file__).parent
 KILLS = 22
@@ -29,10 +30,9 @@ def assert_consistent(data: Path, acked: set[str]) -> None:
     proc = cli(data, "verify", "--json")
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr
     memory = Alaya(data)
-    with memory.lock.read("test"):
+    with memory.reading("test") as graph:
         assert check(memory) == []
-        with memory.graph(write=False) as graph:
-            nodes = {row["id"] for row in graph.sessions()}
+        nodes = {row["id"] for row in graph.sessions()}
     raw = set(memory.raw.session_ids())
     assert acked <= raw, sorted(acked - raw)[:5]
     assert acked <= nodes, sorted(acked - nodes)[:5]
@@ -101,7 +101,7 @@ def test_kill_between_l3_and_l2_keeps_the_session(tmp_path):
     assert cli(data, "status").returncode == 0
     assert not list((data / "journal").iterdir())
     memory = Alaya(data)
-    with memory.lock.read("test"), memory.graph(write=False) as graph:
+    with memory.reading("test") as graph:
         assert graph.get_session("victim")["turn_count"] == 2  # L3 had it: kept, now in L2 too
     assert cli(data, "distill").returncode == 0
     assert_consistent(data, {"victim"})
@@ -113,7 +113,7 @@ def test_kill_between_l2_and_l1_is_finished_by_the_next_command(tmp_path):
     proc = _killed_at(data, "openclaw_alaya.store.vectors:VectorStore.upsert_cards")
     assert proc.returncode == -signal.SIGKILL and "ack" in proc.stdout
     memory = Alaya(data)
-    with memory.graph(write=False) as graph:  # look without the lock's recovery
+    with GraphStore(memory.dirs.graph, read_only=True) as graph:  # look without the lock's recovery
         cards = graph.query("MATCH (c:Card) RETURN count(c)")[0][0]
     assert cards > 0 and memory.index.card_count() == 0  # L2 committed, L1 not
     proc = cli(data, "recall", "pgbouncer", "--json")  # a read: recovers first
@@ -129,7 +129,7 @@ def test_kill_in_the_middle_of_the_graph_write_leaves_nothing_half_applied(tmp_p
     assert proc.returncode == -signal.SIGKILL and "ack" in proc.stdout
     assert cli(data, "status").returncode == 0
     memory = Alaya(data)
-    with memory.lock.read("test"), memory.graph(write=False) as graph:
+    with memory.reading("test") as graph:
         assert graph.query("MATCH (c:Card) RETURN count(c)")[0][0] == 0  # rolled back as a whole
         assert graph.get_session("victim")["distilled_turns"] == 0  # still pending
     assert cli(data, "distill").returncode == 0

@@ -6,8 +6,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from openclaw_alaya.maintenance import cron
 from openclaw_alaya.config import Config, CronJobConfig
+from openclaw_alaya.maintenance import cron
 
 UTC = timezone.utc
 

@@ -8,8 +8,8 @@ import json
 
 import numpy as np
 import pytest
-
 from helpers import session_json
+
 from openclaw_alaya import Alaya, engine
 from openclaw_alaya.store.vectors import VectorStore
 
@@ -32,7 +32,7 @@ def _ingest_repeats(memory: Alaya) -> None:
 
 def _cards(memory: Alaya) -> dict[str, tuple[str, list[str]]]:
     """id -> (content, source sessions)."""
-    with memory.lock.read("test"), memory.graph(write=False) as graph:
+    with memory.reading("test") as graph:
         rows = graph.query("MATCH (c:Card) RETURN c.id, c.content, c.sources")
     return {cid: (content, [s["session_id"] for s in json.loads(sources)]) for cid, content, sources in rows}
 
@@ -47,7 +47,7 @@ def test_a_backlog_merges_a_repeated_statement_into_the_first_card(memory, monke
     [(kept, (_, sessions))] = [(cid, c) for cid, c in cards.items() if REPEATED in c[0]]
     assert sessions == ["s0", "s1", "s2", "s3"]
     assert set(memory.raw.load_context(kept)) == {"s0", "s1", "s2", "s3"}  # L3 has every session's turns
-    with memory.lock.read("test"), memory.graph(write=False) as graph:
+    with memory.reading("test") as graph:
         extracted = graph.query("MATCH (c:Card {id: $id})-[:EXTRACTED_FROM]->(s:Session) RETURN s.id", {"id": kept})
     assert sorted(r[0] for r in extracted) == ["s0", "s1", "s2", "s3"]
     assert memory.index.card_count() == 5

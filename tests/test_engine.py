@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from helpers import session_json
+
 from openclaw_alaya.errors import InputError, NotFoundError
+from openclaw_alaya.maintenance.status import status as alaya_status
 from openclaw_alaya.text import estimate_tokens
 
 OPS = [
@@ -42,7 +43,7 @@ def test_ingest_is_idempotent_and_stores_only_new_turns(memory):
     assert longer.total_turns == 3
     stored = json.loads(open(longer.path, encoding="utf-8").read())
     assert [t["id"] for t in stored["turns"]] == ["t1", "t2", "t3"]
-    assert memory.status()["sessions"] == 1
+    assert alaya_status(memory)["sessions"] == 1
 
 
 def test_distill_covers_only_new_turns_and_is_repeatable(memory):
@@ -53,7 +54,7 @@ def test_distill_covers_only_new_turns_and_is_repeatable(memory):
     memory.ingest(session_json("s-ops", OPS))
     second = memory.distill()
     assert second.cards >= 1
-    cards_after = memory.status()["cards"]
+    cards_after = alaya_status(memory)["cards"]
     node = _card_for(memory, "pool_size 80 pgbouncer.ini workers 48")
     assert node.sources[0].turn_ids == ["t3"]
     assert cards_after == first.cards + second.cards

@@ -8,7 +8,12 @@ from pathlib import Path
 import pytest
 
 from openclaw_alaya.errors import InputError
-from openclaw_alaya.ingest.formats import derive_session_id, extract_text, parse_messages, parse_session
+from openclaw_alaya.ingest.formats import (
+    derive_session_id,
+    extract_text,
+    parse_messages,
+    parse_session,
+)
 
 DEMO = Path(__file__).resolve().parent.parent / "openclaw_alaya" / "demo"
 

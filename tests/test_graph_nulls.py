@@ -3,6 +3,7 @@ with a NULL last_card was written after a few hundred cards had been distilled."
 
 from __future__ import annotations
 
+from openclaw_alaya.maintenance.status import status as alaya_status
 from openclaw_alaya.models import Session, Turn
 
 
@@ -24,7 +25,7 @@ def test_many_ingest_and_distill_rounds_keep_the_graph_readable(memory):
         memory.distill()
     sessions = memory.pending_sessions()
     assert sessions == []
-    status = memory.status()
+    status = alaya_status(memory)
     assert status["sessions"] == 80 and status["cards"] > 700
     memory.ingest(_session(k + 1))  # a new session with no last card yet, after all the updates
     assert [s["id"] for s in memory.pending_sessions()] == [f"s{k + 1}"]

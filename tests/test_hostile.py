@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from helpers import session_json, tree_digest
 
 from openclaw_alaya import Alaya

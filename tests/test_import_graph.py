@@ -2,7 +2,9 @@
 that runs from a lower layer up to a higher one, counting imports inside functions and under
 `TYPE_CHECKING`. The one allowed way up is the plugin manager loading the built-in plugins.
 
-Run as a script to print the figures: `python tests/test_import_graph.py`.
+Run as a script to print the figures: `python tests/test_import_graph.py [PACKAGE_DIR]` (another
+checkout's package for comparison; its upward imports are counted only if every module fits
+`LAYERS`).
 """
 
 from __future__ import annotations
@@ -25,9 +27,9 @@ LAYERS = [
     "bridge",
     "engine",
     "ingest | recall",
+    "llm",
     "distill",
     "providers",
-    "llm",
     "redact",
     "plugins",
     "memory",
@@ -183,11 +185,15 @@ def test_package_root_stays_small() -> None:
 
 
 if __name__ == "__main__":
+    if len(sys.argv) > 1:
+        ROOT = Path(sys.argv[1]).resolve()
     graph = imports()
     root_modules = [m for m, (_p, pkg) in modules().items() if "." not in m and m != PACKAGE and not pkg]
     print(f"modules: {len(graph)}, at the package root: {len(root_modules)}, imports: {sum(map(len, graph.values()))}")
     for cycle in cycles(_allowed_graph()):
         print(f"cycle of {len(cycle)}: {' '.join(cycle)}")
-    for line in upward(graph):
-        print(f"upward: {line}")
-    sys.exit(0)
+    try:
+        for line in upward(graph):
+            print(f"upward: {line}")
+    except AssertionError as exc:
+        print(f"upward imports not counted: {exc}")

@@ -10,8 +10,8 @@ import httpx
 import numpy as np
 import pytest
 import respx
-
 from helpers import session_json
+
 from openclaw_alaya import Alaya
 from openclaw_alaya.config import Config
 from openclaw_alaya.errors import AlayaError, ConfigError
@@ -19,6 +19,7 @@ from openclaw_alaya.llm.client import LLMResponseError, LLMUnavailable, retry_af
 from openclaw_alaya.llm.distiller import LLMDistiller, extract_json
 from openclaw_alaya.llm.embedder import OpenAIEmbedder
 from openclaw_alaya.llm.stub import StubServer
+from openclaw_alaya.maintenance.status import status as alaya_status
 from openclaw_alaya.models import Session, Turn
 
 API = "https://api.test/v1"
@@ -234,7 +235,7 @@ def test_stub_server_happy_path_embeddings_and_chat(tmp_path):
                                               ("assistant", "Understood, ArgoCD deploys need a manual approval.")]))
         report = memory.distill()
         nodes = memory.recall("how do deploys work?").nodes
-        status = memory.status()
+        status = alaya_status(memory)
     assert stub.counts["chat"] == 1 and stub.counts["embeddings"] >= 2
     assert report.cards == 2 and nodes and nodes[0].content.startswith(("user:", "assistant:"))
     assert status["embedder"] == "openai:bge-test:64" and status["pending_embeddings"] == 0
@@ -267,8 +268,8 @@ def test_later_session_contradicts_earlier_fact(memory):
 
 
 def test_rules_find_facts_in_english_and_chinese():
-    from openclaw_alaya.models import Card
     from openclaw_alaya.distill.resolver import contradiction, profile
+    from openclaw_alaya.models import Card
 
     def card(text: str) -> Card:
         return Card(id="c", title="t", content=text, created_at="", updated_at="", scope="main")
@@ -341,7 +342,7 @@ def test_embeddings_down_cards_pending_then_embedded_by_introspect(tmp_path):
         (memory.dirs.state / "endpoints.json").unlink()  # the minute of "down" has passed
         result = introspect.run(memory, steps=["embed-pending"])
         assert result["ok"] and result["steps"][0]["result"]["cards"] == 1
-        assert memory.status()["pending_embeddings"] == 0
+        assert alaya_status(memory)["pending_embeddings"] == 0
         vec = memory.index.vectors_for([nodes[0].card_id])[nodes[0].card_id]
         assert float(np.abs(vec).sum()) > 0
 

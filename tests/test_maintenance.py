@@ -11,13 +11,20 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-
 from helpers import session_json
-from openclaw_alaya.distill.plan import index_row, index_text
+
 from openclaw_alaya.maintenance import access, consolidate, forget, temperature
-from openclaw_alaya.maintenance.common import card_edges, iso, read_log
-from openclaw_alaya.models import Card, Link, SourceRef
-from openclaw_alaya.relations import expand_link
+from openclaw_alaya.maintenance.common import card_edges, iso
+from openclaw_alaya.maintenance.status import status as alaya_status
+from openclaw_alaya.models import (
+    Card,
+    Link,
+    SourceRef,
+    expand_link,
+    index_row,
+    index_text,
+)
+from openclaw_alaya.store.raw import read_log
 
 DEMO = Path(__file__).resolve().parents[1] / "openclaw_alaya" / "demo"
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -37,8 +44,8 @@ def put(memory, cards: list[Card], links: list[Link] = ()) -> None:
     for sid in sorted({s.session_id for c in cards for s in c.sources}):
         memory.ingest(session_json(sid, [("user", f"session {sid}")]))
     vectors = memory.embedder.embed([index_text(c) for c in cards])
-    with memory.lock.write("test"):
-        with memory.graph(write=True) as graph:
+    with memory.writing("test") as graph:
+        with graph:
             graph.upsert_cards(cards)
             graph.link_to_sessions([{"card": c.id, "session": s.session_id, "turns": s.turn_ids}
                                     for c in cards for s in c.sources])
@@ -47,16 +54,14 @@ def put(memory, cards: list[Card], links: list[Link] = ()) -> None:
 
 
 def edges(memory) -> set[tuple[str, str, str]]:
-    with memory.lock.read("test"):
-        with memory.graph(write=False) as graph:
-            return {(s, r, d) for s, r, d, _w, _c in card_edges(graph)}
+    with memory.reading("test") as graph:
+        return {(s, r, d) for s, r, d, _w, _c in card_edges(graph)}
 
 
 def cards_of(memory) -> dict[str, Card]:
-    with memory.lock.read("test"):
-        with memory.graph(write=False) as graph:
-            ids = [r[0] for r in graph.query("MATCH (c:Card) RETURN c.id")]
-            return graph.get_cards(ids)
+    with memory.reading("test") as graph:
+        ids = [r[0] for r in graph.query("MATCH (c:Card) RETURN c.id")]
+        return graph.get_cards(ids)
 
 
 def indexed(memory) -> set[str]:
@@ -109,10 +114,9 @@ def test_duplicates_are_merged_with_edges_repointed(memory):
     assert ("card-a", "OWNS", "card-d") in got
     assert not any("card-b" in (s, d) for s, _r, d in got)
     assert not any(s == d for s, _r, d in got)
-    with memory.lock.read("test"):
-        with memory.graph(write=False) as graph:
-            sessions = {r[0] for r in graph.query(
-                "MATCH (c:Card {id: 'card-a'})-[:EXTRACTED_FROM]->(s:Session) RETURN s.id")}
+    with memory.reading("test") as graph:
+        sessions = {r[0] for r in graph.query(
+            "MATCH (c:Card {id: 'card-a'})-[:EXTRACTED_FROM]->(s:Session) RETURN s.id")}
     assert sessions == {"s1", "s2"}
     log = read_log(memory.dirs.raw / "curation.jsonl")
     assert {"op": "merge", "keep": "card-a", "drop": "card-b"}.items() <= log[0].items()
@@ -290,7 +294,7 @@ def test_introspect_runs_all_steps_and_honours_steps_and_dry_run(memory):
     assert [s["step"] for s in only["steps"]] == ["cool-down"]
     assert only["steps"][0]["result"]["tiers"].get("COLD", 0) == only["steps"][0]["result"]["cards"]
     assert memory.index.card_count() == 0
-    status = memory.status()
+    status = alaya_status(memory)
     assert status["tiers"]["COLD"] == status["cards"] and {"sessions", "cards", "links"} <= status.keys()
 
 
@@ -356,11 +360,10 @@ def test_verify_detects_each_injected_fault(memory, tmp_path):
     assert not report["ok"] and report["counts"] == {"missing_l1_row": 1}
     assert report["problems"][0]["card"] == warm
 
-    with memory.lock.write("test"):  # 2. an orphan edge: an edge to a card that is not there
-        with memory.graph(write=True) as graph:
-            graph.query("CREATE (:Card {id: 'card-ghost'})")
-            graph.query("MATCH (a:Card {id: $a}), (b:Card {id: 'card-ghost'}) CREATE (a)-[:DEPENDS_ON {weight: 1.0}]->(b)",
-                        {"a": ids[1]})
+    with memory.writing("test") as graph:  # 2. an orphan edge: an edge to a card that is not there
+        graph.query("CREATE (:Card {id: 'card-ghost'})")
+        graph.query("MATCH (a:Card {id: $a}), (b:Card {id: 'card-ghost'}) CREATE (a)-[:DEPENDS_ON {weight: 1.0}]->(b)",
+                    {"a": ids[1]})
     report = verify(memory)
     assert report["counts"].get("orphan_edge") == 1
 

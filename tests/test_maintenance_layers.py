@@ -8,7 +8,10 @@ import subprocess
 import sys
 
 from helpers import session_json
+
+from openclaw_alaya.maintenance.status import status as alaya_status
 from openclaw_alaya.models import Session, Turn
+from openclaw_alaya.store.graph import GraphStore
 
 
 def test_verify_reports_what_journal_check_finds(memory):
@@ -61,7 +64,7 @@ def _raw_off(memory):
 
 def _derived(memory) -> str:
     """Every string of L2 and L1, and the files outside raw/ (Kuzu and LanceDB on disk)."""
-    with memory.graph(write=False) as graph:
+    with GraphStore(memory.dirs.graph, read_only=True) as graph:
         texts = [graph.query("MATCH (c:Card) RETURN c.title, c.content, c.tags, c.entities, c.sources"),
                  graph.query("MATCH (s:Session) RETURN s.title"), graph.query("MATCH (e:Entity) RETURN e.name")]
     texts.append([r["text"] for r in memory.index._table("cards").search().select(["text"]).limit(100_000).to_list()])
@@ -115,7 +118,7 @@ def test_import_memex_notes_go_through_the_store_filters(memory, tmp_path):
     raw = "".join(p.read_text() for p in (memory.dirs.raw / "sessions").rglob("*.*"))
     assert _leaks(raw) == [] and "[REDACTED:" in raw
     assert _leaks(_derived(memory)) == []
-    assert memory.status()["redaction"]["redacted"] >= 2
+    assert alaya_status(memory)["redaction"]["redacted"] >= 2
 
     # redact_raw off: L3 keeps the note as written, L2/L1/contexts get the filtered text
     other = Alaya(tmp_path / "other")
@@ -172,8 +175,8 @@ def test_introspect_batches_the_maintenance_steps_into_one_write_hold(memory, tm
     from test_maintenance import T0, cards_of, edges, indexed, put_night
 
     from openclaw_alaya import Alaya
-    from openclaw_alaya.maintenance.introspect import run
     from openclaw_alaya.maintenance import access, consolidate, forget, temperature
+    from openclaw_alaya.maintenance.introspect import run
 
     later = T0 + timedelta(days=400)
     put_night(memory, later, ["card-hot", "card-b", "card-gone"])

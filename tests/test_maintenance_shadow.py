@@ -14,14 +14,14 @@ import sys
 from datetime import timedelta
 
 import pytest
-
 from test_maintenance import T0, cards_of, edges, indexed, put_night
 
 from openclaw_alaya import Alaya
-from openclaw_alaya.maintenance.introspect import run
-from openclaw_alaya.store.journal import check
+from openclaw_alaya.ingest.recovery import check
 from openclaw_alaya.maintenance import shadow
+from openclaw_alaya.maintenance.introspect import run
 from openclaw_alaya.maintenance.verify import verify
+from openclaw_alaya.store.graph import GraphStore
 
 LATER = T0 + timedelta(days=400)
 STEPS = ["consolidate", "fold-access", "cool-down", "forget"]
@@ -144,7 +144,7 @@ def test_a_kill_after_the_swap_is_finished_by_the_next_command(store):
     proc = _introspect_killed_at(store.dirs.root, "openclaw_alaya.store.vectors:VectorStore.delete_cards")
     assert proc.returncode == -signal.SIGKILL, proc.stderr[-2000:]
     memory = Alaya(store.dirs.root)
-    with memory.graph(write=False) as graph:  # look without the lock's recovery
+    with GraphStore(memory.dirs.graph, read_only=True) as graph:  # look without the lock's recovery
         assert not graph.query("MATCH (c:Card {id: 'card-b'}) RETURN c.id")  # the copy was swapped in
     assert "card-b" in indexed(memory)  # L1 not yet
     assert any(json.loads(r)["op"] == "merge" for r in curation(memory))  # L3 before L2

@@ -40,7 +40,7 @@ def _store(memory) -> dict[str, str]:
 def test_snapshot_answers_as_the_graph_does(memory):
     ids = _store(memory)
     everything = list(ids.values()) + ["card-not-there"]
-    with memory.lock.read("test"), memory.graph(write=False) as graph:
+    with memory.reading("test") as graph:
         snapshot = GraphSnapshot(graph)
         entities = [row[0] for row in graph.query("MATCH (e:Entity) RETURN e.name")]
         assert entities, "the heuristic distiller names the speakers"
@@ -56,7 +56,7 @@ def test_snapshot_answers_as_the_graph_does(memory):
 
 
 def test_snapshot_of_an_empty_graph(memory):
-    with memory.lock.read("test"), memory.graph(write=False) as graph:
+    with memory.reading("test") as graph:
         snapshot = GraphSnapshot(graph)
     assert snapshot.get_cards(["card-x"]) == {} and snapshot.neighbours(["card-x"], None) == []
     assert snapshot.fanout(["card-x"]) == {} and snapshot.card_ids_mentioning(["Alice"]) == []

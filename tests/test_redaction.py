@@ -10,11 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from secret_corpus import CORPUS, secret_pieces
 
 from openclaw_alaya import Alaya
 from openclaw_alaya.redact import Redactor
+from openclaw_alaya.store.graph import GraphStore
 
 PROMPT = "deploy key token password secret api key bearer stripe slack github aws azure openai"
 
@@ -55,7 +55,7 @@ def leaks(texts: dict[str, bytes | str]) -> list[tuple[str, str]]:
 
 def derived_texts(mem: Alaya) -> dict[str, str]:
     """Every string of L2 (cards, sessions, entities) and L1 (card rows, relation rows)."""
-    with mem.graph(write=False) as graph:
+    with GraphStore(mem.dirs.graph, read_only=True) as graph:
         cards = graph.query("MATCH (c:Card) RETURN c.title, c.content, c.tags, c.entities, c.sources")
         sessions = graph.query("MATCH (s:Session) RETURN s.title, s.path")
         entities = graph.query("MATCH (e:Entity) RETURN e.name")

@@ -15,9 +15,9 @@ import time
 from pathlib import Path
 
 import pytest
-
 from helpers import session_json
-from openclaw_alaya.cli.client import request, socket_path
+
+from openclaw_alaya.cli.wire import request, socket_path
 
 EVENT = {"agentId": "main", "sessionId": "s-new", "prompt": "which database did we pick for the graph?"}
 
@@ -184,9 +184,8 @@ def test_served_read_waits_for_a_writer_and_holds_nothing_between_requests(daemo
     ok = alaya(daemon, "recall", "graph database", "--json")
     assert ok.returncode == 0 and json.loads(ok.stdout)["nodes"]
     # between requests the daemon holds neither the lock nor Kuzu: a writer gets both at once
-    with memory.lock.write("test writer 2"):
-        with memory.graph(write=True) as graph:
-            assert graph.counts()["cards"] > 0
+    with memory.writing("test writer 2") as graph:
+        assert graph.counts()["cards"] > 0
 
 
 def test_graph_snapshot_is_read_again_between_requests_after_a_write(daemon):

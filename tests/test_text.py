@@ -1,4 +1,10 @@
-from openclaw_alaya.text import STOPWORDS, content_words, estimate_tokens, stem, tokenize
+from openclaw_alaya.text import (
+    STOPWORDS,
+    content_words,
+    estimate_tokens,
+    stem,
+    tokenize,
+)
 
 
 def test_latin_words_lowercased_and_stemmed():

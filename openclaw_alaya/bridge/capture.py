@@ -1,13 +1,7 @@
-"""`alaya hook session-start` and `alaya hook session-end`: the OpenClaw bridge (DESIGN.md §6).
+"""Capture at a session's end, the built-in `session_end` hook (`alaya hook session-end`,
+cli/hook.py, hands it the event; docs/architecture.md, "The capture path").
 
-Both read one JSON object on stdin (the event the OpenClaw plugin in `hooks/` sends) and print
-one JSON object on stdout. Missing or null fields are tolerated; stdin that is not a JSON
-object is a user error (exit 1, one line), which the plugin logs before going on.
-
-session-start: `{agentId, sessionKey, sessionId, prompt, messages, workspaceDir}` →
-`{"prependContext": "…"}`, or `{}` when there is nothing to say (no memory yet, budget 0).
-
-session-end: `{agentId, sessionKey, sessionId, reason, messages}` → ingest what is new, distill
+The event: `{agentId, sessionKey, sessionId, reason, messages}` → ingest what is new, distill
 it, refresh the summary cache. Capture is idempotent without timestamps: OpenClaw re-sends the
 whole (possibly compacted) history on every `agent_end`, with new timestamps, string instead of
 block content, and extra keys; incoming messages are aligned with the stored turns on role and
@@ -17,7 +11,6 @@ normalised text, and only those past the stored ones are new. The transcript is 
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import re
@@ -30,9 +23,8 @@ from ..errors import InputError
 from ..models import Turn, check_id
 
 if TYPE_CHECKING:
-    from ..engine import Alaya
+    from ..memory import Memory
 
-_MAX_STDIN_BYTES = 50 * 1024 * 1024
 _OUR_BLOCK = re.compile(r"<alaya-memory\b[^>]*>.*?</alaya-memory>\s*", re.I | re.S)
 # OpenClaw may prefix a user message with a time envelope, e.g. "[Mon 2026-04-10 09:00 UTC] ".
 _ENVELOPE = re.compile(r"^\[[A-Za-z]{3} \d{4}-\d{2}-\d{2}[^\]\n]{0,40}\]\s*")
@@ -47,94 +39,6 @@ class EndEvent:
     reason: str
     turns: list[Turn] = field(default_factory=list)
     session_key: str | None = None
-
-
-# --- CLI ------------------------------------------------------------------------------------
-
-
-def add_commands(sub: Any, command: Any) -> None:
-    hook = command("hook", _usage, "OpenClaw hooks: JSON event on stdin, JSON on stdout", json_flag=False)
-    hook_sub = hook.add_subparsers(title="hooks", metavar="HOOK")
-    start = hook_sub.add_parser(
-        "session-start", help="print the memory to inject at the start of a session",
-        description="Read the OpenClaw event on stdin; print {\"prependContext\": …} or {}.",
-    )
-    start.add_argument("--budget", type=int, help="token budget for the text (default: hook.budget_tokens)")
-    start.set_defaults(handler=cmd_session_start)
-    end = hook_sub.add_parser(
-        "session-end", help="capture a session's new messages and distill them",
-        description="Read {agentId, sessionKey, sessionId, reason, messages} on stdin; print a JSON report.",
-    )
-    end.set_defaults(handler=cmd_session_end)
-
-
-def _usage(args: argparse.Namespace) -> int:
-    print("usage: alaya hook {session-start,session-end} < event.json", file=sys.stderr)
-    return 2
-
-
-def cmd_session_start(args: argparse.Namespace) -> int:
-    event = read_event("hook session-start")
-    from .inject import StartRequest, build
-    from ..cli.common import memory as resident_memory
-
-    memory = resident_memory(args.data_dir)  # inside `alaya serve`: the resident one
-    if not memory.dirs.graph.exists():
-        _emit({})
-        return 0
-    cfg = memory.config.hook
-    budget = args.budget if args.budget is not None else cfg.budget_tokens
-    if budget < 0:
-        raise InputError("--budget must be 0 or more")
-    prompt = event.get("prompt")
-    request = StartRequest(
-        agent_id=agent_of(event),
-        session_id=session_of(event),
-        prompt=prompt if isinstance(prompt, str) else "",
-        budget=budget,
-        max_cards=cfg.max_cards,
-        card_chars=cfg.card_chars,
-        summary_max_age_hours=cfg.summary_max_age_hours,
-    )
-    text = build(memory, request)
-    _emit({"prependContext": text} if text else {})
-    return 0
-
-
-def cmd_session_end(args: argparse.Namespace) -> int:
-    event = read_event("hook session-end")
-    from ..engine import Alaya
-    from ..plugins import get_plugin_manager
-
-    memory = Alaya(args.data_dir)
-    end = end_event(event)
-    report: dict[str, Any] = {}
-    for result in reversed(get_plugin_manager().hook.session_end(memory=memory, event=end)):
-        if isinstance(result, dict):
-            report.update(result)
-    _emit(report)
-    return 0
-
-
-def _emit(data: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False) + "\n")
-    sys.stdout.flush()
-
-
-def read_event(what: str) -> dict[str, Any]:
-    raw = sys.stdin.buffer.read(_MAX_STDIN_BYTES + 1)
-    if len(raw) > _MAX_STDIN_BYTES:
-        raise InputError(f"{what}: stdin is larger than 50 MB")
-    if not raw.strip():
-        raise InputError(f"{what}: stdin is empty, expected the event as a JSON object")
-    try:
-        event = json.loads(raw.decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        detail = " ".join(str(exc).split())[:200] or type(exc).__name__
-        raise InputError(f"{what}: stdin is not valid JSON ({detail})") from None
-    if not isinstance(event, dict):
-        raise InputError(f"{what}: stdin must be a JSON object, got {type(event).__name__}")
-    return event
 
 
 # --- ids ------------------------------------------------------------------------------------
@@ -267,7 +171,7 @@ def new_turns(stored: list[Turn], incoming: list[Turn]) -> list[Turn]:
     return out
 
 
-def capture(memory: "Alaya", event: EndEvent) -> dict[str, Any]:
+def capture(memory: "Memory", event: EndEvent) -> dict[str, Any]:
     """The built-in session_end: ingest (L3 first), distill this session, refresh the summary."""
     from ..models import Session
 
@@ -313,8 +217,6 @@ def capture(memory: "Alaya", event: EndEvent) -> dict[str, Any]:
     report["distilled"] = False
     if memory.config.hook.distill_at_end:
         try:
-            from ..distill.batch import hook_deadline
-
             with hook_deadline(memory):  # a model-backed distill must not outlast the hook
                 result = memory.distill(sid)
             report["distilled"] = True
@@ -328,3 +230,15 @@ def capture(memory: "Alaya", event: EndEvent) -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001 - a cache; the next session-start recomputes it
         print(f"alaya: warning: summary not refreshed: {type(exc).__name__}: {exc}", file=sys.stderr)
     return report
+
+
+def hook_deadline(memory: "Memory"):
+    """A hook must answer in time: model calls inside it give up after `hook.llm_deadline_seconds`
+    (the distiller then leaves the session pending for introspect). Offline: nothing to cap."""
+    import contextlib
+
+    if memory.config.distill.llm_provider == "heuristic" and memory.config.embedding.provider == "hash":
+        return contextlib.nullcontext()
+    from ..llm.client import deadline
+
+    return deadline(memory.config.hook.llm_deadline_seconds)

@@ -1,4 +1,4 @@
-"""The text injected at the start of a session (DESIGN.md §6).
+"""The text injected at the start of a session (docs/architecture.md, "Plugins and hooks").
 
 Plugins contribute `Section`s through the `session_start` hook; the built-in one gives the
 integrated summary and the cards most relevant to the first prompt (the hottest and newest
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ..text import estimate_tokens
 
 if TYPE_CHECKING:
-    from ..engine import Alaya
+    from ..memory import Memory
     from ..models import Card
 
 TEMPLATE = "session_start.md.j2"
@@ -73,7 +73,7 @@ def clean(text: Any, limit: int | None = None) -> str:
 # --- building ---------------------------------------------------------------------------
 
 
-def build(memory: "Alaya", request: StartRequest) -> str:
+def build(memory: "Memory", request: StartRequest) -> str:
     """The whole injected text ("" when there is nothing to say or no budget for it)."""
     from ..plugins import get_plugin_manager
 
@@ -137,7 +137,7 @@ def render(sections: list[Section]) -> str:
 # --- the built-in sections --------------------------------------------------------------
 
 
-def default_sections(memory: "Alaya", request: StartRequest) -> list[Section]:
+def default_sections(memory: "Memory", request: StartRequest) -> list[Section]:
     from . import summary as summary_mod
 
     if not memory.dirs.graph.exists():
@@ -148,15 +148,14 @@ def default_sections(memory: "Alaya", request: StartRequest) -> list[Section]:
         result = memory.recall(prompt, scope=request.agent_id, top_k=request.max_cards)
         relevant = [_card_item(n.card_id, n.type, n.title, n.content, None, request.card_chars) for n in result.nodes]
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    with memory.lock.read("session-start"):
-        with memory.graph(write=False) as graph:
-            summary = summary_mod.get(graph, memory, request.agent_id, max_age_hours=request.summary_max_age_hours)
-            fallback: list["Card"] = []
-            if not relevant and request.max_cards:
-                scopes = summary_mod.scopes_for(request.agent_id)
-                hot = graph.top_cards(scopes, by="hot", limit=request.max_cards, now=now)
-                recent = graph.top_cards(scopes, by="recent", limit=request.max_cards, now=now)
-                fallback = _interleave(hot, recent, request.max_cards)
+    with memory.reading("session-start") as graph:
+        summary = summary_mod.get(graph, memory, request.agent_id, max_age_hours=request.summary_max_age_hours)
+        fallback: list["Card"] = []
+        if not relevant and request.max_cards:
+            scopes = summary_mod.scopes_for(request.agent_id)
+            hot = graph.top_cards(scopes, by="hot", limit=request.max_cards, now=now)
+            recent = graph.top_cards(scopes, by="recent", limit=request.max_cards, now=now)
+            fallback = _interleave(hot, recent, request.max_cards)
     sections = [summary_section(summary)]
     if relevant:
         sections.append(Section("cards", "Cards relevant to this prompt", relevant, order=20, min_items=3))

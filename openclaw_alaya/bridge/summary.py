@@ -1,4 +1,5 @@
-"""The integrated summary: what this memory is about, in a few lines (DESIGN.md §6).
+"""The integrated summary: what this memory is about, in a few lines (docs/architecture.md,
+"Plugins and hooks").
 
 - active areas: card types and the most used tags, with counts;
 - key topics: the most mentioned entities, without speakers and roles (the names people
@@ -15,19 +16,18 @@ from __future__ import annotations
 
 import json
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..llm.summaries import read_llm_summaries
 from ..store.fsutil import atomic_write
 
 if TYPE_CHECKING:
-    from ..engine import Alaya
+    from ..memory import Memory
     from ..store.graph import GraphStore
 
 CACHE_VERSION = 1
 TOP = 8
 RECENT_SESSIONS = 5
-LLM_SUMMARY_FILE = "llm_summary.json"  # in state/, written by llm/distiller.py
 _ROLE_WORDS = {"user", "assistant", "system", "tool", "agent", "bot", "ai", "human", "me", "you", "i", "shared"}
 
 
@@ -35,7 +35,7 @@ def scopes_for(agent_id: str) -> list[str]:
     return [agent_id] if agent_id == "shared" else [agent_id, "shared"]
 
 
-def compute(graph: "GraphStore", memory: "Alaya", agent_id: str) -> dict[str, Any]:
+def compute(graph: "GraphStore", memory: "Memory", agent_id: str) -> dict[str, Any]:
     """The summary for one scope, from an open graph (caller holds the read lock)."""
     data = graph.overview(scopes_for(agent_id), top=TOP * 3, sessions=RECENT_SESSIONS)
     speakers = set(_ROLE_WORDS) | {agent_id.lower()}
@@ -62,19 +62,7 @@ def compute(graph: "GraphStore", memory: "Alaya", agent_id: str) -> dict[str, An
     }
 
 
-def read_llm_summaries(state_dir: Path | None) -> dict[str, Any]:
-    """scope → {active_areas, key_topics, recent, updated_at} written by the LLM distiller
-    (here, not in llm/, so that the session hooks never import the LLM client to read it)."""
-    if state_dir is None:
-        return {}
-    try:
-        data = json.loads((state_dir / LLM_SUMMARY_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _llm_part(memory: "Alaya", agent_id: str) -> dict[str, Any]:
+def _llm_part(memory: "Memory", agent_id: str) -> dict[str, Any]:
     """The summary an LLM distiller keeps up to date at each session end (llm/distiller.py)."""
     entry = read_llm_summaries(memory.dirs.state).get(agent_id)
     if not isinstance(entry, dict):
@@ -82,7 +70,7 @@ def _llm_part(memory: "Alaya", agent_id: str) -> dict[str, Any]:
     return {"llm": {k: entry.get(k) for k in ("active_areas", "key_topics", "recent", "updated_at")}}
 
 
-def get(graph: "GraphStore", memory: "Alaya", agent_id: str, *, max_age_hours: float, now: float | None = None) -> dict[str, Any]:
+def get(graph: "GraphStore", memory: "Memory", agent_id: str, *, max_age_hours: float, now: float | None = None) -> dict[str, Any]:
     """The cached summary when fresh, else a recomputed (and re-cached) one."""
     now = time.time() if now is None else now
     key = graph.freshness()
@@ -94,27 +82,26 @@ def get(graph: "GraphStore", memory: "Alaya", agent_id: str, *, max_age_hours: f
     return summary
 
 
-def refresh(memory: "Alaya", agent_ids: list[str]) -> dict[str, Any]:
+def refresh(memory: "Memory", agent_ids: list[str]) -> dict[str, Any]:
     """Recompute and cache the summaries of these scopes (session end, introspect)."""
     now = time.time()
-    with memory.lock.read("summary"):
-        with memory.graph(write=False) as graph:
-            key = graph.freshness()
-            summaries = {agent: compute(graph, memory, agent) for agent in dict.fromkeys(agent_ids)}
+    with memory.reading("summary") as graph:
+        key = graph.freshness()
+        summaries = {agent: compute(graph, memory, agent) for agent in dict.fromkeys(agent_ids)}
     for agent, summary in summaries.items():
         _store(memory, agent, key, summary, now)
     return summaries
 
 
-def cached_scopes(memory: "Alaya") -> list[str]:
+def cached_scopes(memory: "Memory") -> list[str]:
     return list(_read(memory))
 
 
-def _path(memory: "Alaya"):
+def _path(memory: "Memory"):
     return memory.dirs.state / "summary.json"
 
 
-def _read(memory: "Alaya") -> dict[str, Any]:
+def _read(memory: "Memory") -> dict[str, Any]:
     try:
         doc = json.loads(_path(memory).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -124,7 +111,7 @@ def _read(memory: "Alaya") -> dict[str, Any]:
     return doc["scopes"]
 
 
-def _store(memory: "Alaya", agent_id: str, key: list[Any], summary: dict[str, Any], now: float) -> None:
+def _store(memory: "Memory", agent_id: str, key: list[Any], summary: dict[str, Any], now: float) -> None:
     """Re-read, then replace this scope's entry (a cache: losing a race costs a recompute)."""
     scopes = _read(memory)
     scopes[agent_id] = {"key": key, "computed_at": now, "summary": summary}

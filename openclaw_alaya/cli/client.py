@@ -1,4 +1,4 @@
-"""The `alaya` entry point, and the stdlib-only client of `alaya serve` (serve.py).
+"""The `alaya` entry point, and the stdlib-only client of `alaya serve` (daemon.py).
 
 `import lancedb` alone costs about a second, so a process that starts per hook call cannot be
 fast. When a daemon is serving the data directory, `alaya hook session-start` and
@@ -15,18 +15,15 @@ from __future__ import annotations
 
 import base64
 import io
-import json
 import os
-import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-SOCKET_NAME = "serve.sock"
-PROTOCOL = 1
-CONNECT_TIMEOUT = float(os.environ.get("ALAYA_SERVE_CONNECT_TIMEOUT") or 0.25)  # seconds
-REPLY_TIMEOUT = float(os.environ.get("ALAYA_SERVE_TIMEOUT") or 120.0)  # seconds for the whole answer
-_MAX_STDIN_BYTES = 50 * 1024 * 1024
+from ..store.datadir import resolve_data_dir
+from .common import MAX_STDIN_BYTES
+from .wire import request
+
 # options of `alaya recall` that take a value (the rest are flags)
 _RECALL_VALUED = {"--concepts", "--rel", "--depth", "--from-nodes", "--budget", "--scope", "--top-k"}
 
@@ -94,12 +91,6 @@ def _recall_has_target(rest: list[str]) -> bool:
     return False
 
 
-def resolve_data_dir(explicit: str | None) -> Path:
-    """As datadir.resolve_data_dir: `--data-dir`, then `$ALAYA_HOME`, then `~/.alaya`."""
-    chosen = explicit if explicit is not None else os.environ.get("ALAYA_HOME") or "~/.alaya"
-    return Path(chosen).expanduser().resolve()
-
-
 def _stdin_for(needs: bool) -> tuple[str | None, bool]:
     """(stdin as base64, stdin is a terminal)."""
     try:
@@ -108,7 +99,7 @@ def _stdin_for(needs: bool) -> tuple[str | None, bool]:
         tty = False
     if not needs or tty or sys.stdin is None:
         return None, tty
-    data = sys.stdin.buffer.read(_MAX_STDIN_BYTES + 1)
+    data = sys.stdin.buffer.read(MAX_STDIN_BYTES + 1)
     return base64.b64encode(data).decode("ascii"), False
 
 
@@ -118,55 +109,6 @@ def _write(stream, payload: str | None) -> None:
         stream.flush()
         stream.buffer.write(data)
         stream.buffer.flush()
-
-
-# --- the socket --------------------------------------------------------------------------------
-
-
-def socket_path(data_dir: Path) -> Path:
-    return Path(data_dir) / SOCKET_NAME
-
-
-def address(path: Path) -> tuple[str, int | None]:
-    """A connectable address for `path`. AF_UNIX paths are limited to 107 bytes; a longer one
-    is reached through /proc/self/fd/<dir fd>/<name> (the fd is the caller's to close)."""
-    text = str(path)
-    if len(text.encode()) < 100:
-        return text, None
-    fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
-    return f"/proc/self/fd/{fd}/{path.name}", fd
-
-
-def request(data_dir: Path, message: dict, *, connect_timeout: float | None = None,
-            timeout: float | None = None) -> dict | None:
-    """Send one request to the daemon serving `data_dir`; its reply, or None when no daemon
-    answers (no socket, stale socket, refused, timed out, or a reply that does not parse)."""
-    path = socket_path(data_dir)
-    if not os.path.exists(path):
-        return None
-    fd = None
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        where, fd = address(path)
-        sock.settimeout(CONNECT_TIMEOUT if connect_timeout is None else connect_timeout)
-        sock.connect(where)
-        sock.settimeout(REPLY_TIMEOUT if timeout is None else timeout)
-        sock.sendall(json.dumps({"v": PROTOCOL, **message}).encode("utf-8") + b"\n")
-        sock.shutdown(socket.SHUT_WR)
-        chunks = []
-        while True:
-            chunk = sock.recv(1 << 16)
-            if not chunk:
-                break
-            chunks.append(chunk)
-        reply = json.loads(b"".join(chunks) or b"null")
-        return reply if isinstance(reply, dict) else None
-    except (OSError, ValueError):
-        return None
-    finally:
-        sock.close()
-        if fd is not None:
-            os.close(fd)
 
 
 if __name__ == "__main__":

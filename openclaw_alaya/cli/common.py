@@ -1,17 +1,26 @@
-"""Where the CLI gets its `Alaya` from: a fresh one per command, or, inside `alaya serve`,
-one kept between requests (imports, embedder and LanceDB handles stay warm; Kuzu and the lock
-are still opened and taken per operation, engine.py)."""
+"""What every command uses: the `Alaya` to run against, JSON output, and the cap on stdin.
+
+The `Alaya` is a fresh one per command, or, inside `alaya serve`, one kept between requests
+(imports, embedder and LanceDB handles stay warm; the lock and Kuzu are still taken and opened
+per operation). Stdlib only at import: the daemon client imports this module too.
+"""
 
 from __future__ import annotations
 
+import json
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..errors import InputError
+
 if TYPE_CHECKING:
     from ..engine import Alaya
 
-_provider: Callable[[Any], "Alaya"] | None = None  # set by serve.py
+MAX_STDIN_BYTES = 50 * 1024 * 1024
+
+_provider: Callable[[Any], "Alaya"] | None = None  # set by the daemon (daemon.py)
 
 
 def memory(data_dir: str | Path | None) -> "Alaya":
@@ -25,3 +34,15 @@ def memory(data_dir: str | Path | None) -> "Alaya":
 def set_provider(provider: Callable[[Any], "Alaya"] | None) -> None:
     global _provider
     _provider = provider
+
+
+def print_json(data: Any) -> None:
+    print(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def read_stdin(too_large: str) -> bytes:
+    """All of stdin, refused with the message `too_large` past MAX_STDIN_BYTES."""
+    data = sys.stdin.buffer.read(MAX_STDIN_BYTES + 1)
+    if len(data) > MAX_STDIN_BYTES:
+        raise InputError(too_large)
+    return data

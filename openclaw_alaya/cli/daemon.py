@@ -1,13 +1,13 @@
 """`alaya serve`: a resident process that keeps the libraries and the embedder loaded, so that
 `alaya hook session-start` and `alaya recall` answer in milliseconds instead of paying about
-a second of imports per call (client.py is the other half).
+a second of imports per call (client.py is the other half, serve.py starts and stops it).
 
 - One daemon per data directory, listening on `<data dir>/serve.sock` (mode 0600, in the
   owner-only data directory; a peer with another uid is refused).
 - It holds no lock and no Kuzu database between requests: each request runs the ordinary CLI
   code (`cli.main`) with the request's argv and stdin, which takes the shared lock, opens Kuzu
-  read-only and closes it before releasing (DESIGN.md §2). Only `hook session-start` and
-  `recall` are accepted. Requests are served one at a time.
+  read-only and closes it before releasing (docs/architecture.md, "The lock protocol"). Only
+  `hook session-start` and `recall` are accepted. Requests are served one at a time.
 - What it keeps: the imported modules, the `Alaya` object (config, embedder, LanceDB
   connection and table handles, cached relation vectors), rebuilt when config.json or the
   index metadata changes. It never runs `optimize()` or builds an index.
@@ -15,9 +15,10 @@ a second of imports per call (client.py is the other half).
   or on SIGTERM/SIGINT, and removes its socket. A socket left by a killed daemon is stale:
   clients fall back to in-process, and the next `serve start` replaces it.
 
-Commands: `alaya serve start` (background, waits until it answers), `alaya serve run`
-(foreground, for a service manager), `alaya serve stop`, `alaya serve status [--json]`.
+Run as `python -m openclaw_alaya.cli.daemon --data-dir DIR --idle-exit MINUTES` by `alaya serve
+start` (background, waits until it answers) and `alaya serve run` (foreground).
 """
+
 
 from __future__ import annotations
 
@@ -30,175 +31,22 @@ import os
 import signal
 import socket
 import struct
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from .client import PROTOCOL, address, request, socket_path
-from ..errors import AlayaError, InputError
+from .. import __version__
+from ..errors import AlayaError
+from . import common
+from .main import main as run_command
+from .wire import PID_FILE, PROTOCOL, address, daemon_argv, ping, socket_path
 
-PID_FILE = "serve.pid"
-LOG_FILE = "serve.log"
 _MAX_REQUEST_BYTES = 64 * 1024 * 1024
 _READ_TIMEOUT = 30.0  # seconds for a client to send its request
 _TICK = 1.0  # seconds between idle checks (exit, graph snapshot) while no request comes
 _ALLOWED = (("hook", "session-start"), ("recall",))
 
-
-# --- CLI --------------------------------------------------------------------------------------
-
-
-def add_commands(sub: Any, command: Any) -> None:
-    serve = command("serve", _usage, "resident daemon that answers session-start and recall fast", json_flag=False)
-    serve_sub = serve.add_subparsers(title="actions", metavar="ACTION")
-    start = serve_sub.add_parser("start", help="start the daemon in the background and wait until it answers")
-    start.add_argument("--idle-exit", type=float, metavar="MINUTES",
-                       help="exit after this long without a request (default: serve.idle_exit_minutes; 0: never)")
-    start.set_defaults(handler=cmd_start)
-    run = serve_sub.add_parser("run", help="run the daemon in the foreground (for a service manager)")
-    run.add_argument("--idle-exit", type=float, metavar="MINUTES", help="as for start")
-    run.set_defaults(handler=cmd_run)
-    stop = serve_sub.add_parser("stop", help="stop the daemon serving this data directory")
-    stop.set_defaults(handler=cmd_stop)
-    status = serve_sub.add_parser("status", help="is a daemon serving this data directory?")
-    status.add_argument("--json", action="store_true", help="print JSON for programs and agents")
-    status.set_defaults(handler=cmd_status)
-
-
-def _usage(args: argparse.Namespace) -> int:
-    print("usage: alaya serve {start,run,stop,status}", file=sys.stderr)
-    return 2
-
-
-def _root(args: argparse.Namespace) -> Path:
-    from ..store.datadir import DataDir, resolve_data_dir
-
-    dirs = DataDir(resolve_data_dir(args.data_dir))
-    dirs.require()
-    return dirs.root
-
-
-def _idle_minutes(root: Path, override: float | None) -> float:
-    if override is not None:
-        if override < 0:
-            raise InputError("--idle-exit must be 0 or more minutes")
-        return override
-    from ..config import Config
-
-    return Config.load(root / "config.json").serve.idle_exit_minutes
-
-
-def ping(root: Path, timeout: float = 1.0) -> dict[str, Any] | None:
-    reply = request(root, {"op": "status"}, timeout=timeout)
-    return reply if reply and reply.get("ok") else None
-
-
-def cmd_start(args: argparse.Namespace) -> int:
-    root = _root(args)
-    running = ping(root)
-    if running:
-        print(f"alaya serve: already running for {root} (pid {running['pid']})")
-        return 0
-    idle = _idle_minutes(root, args.idle_exit)
-    log = open(root / "state" / LOG_FILE, "ab")  # noqa: SIM115 - handed to the child
-    try:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "openclaw_alaya.cli.daemon", "--data-dir", str(root), "--idle-exit", str(idle)],
-            stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True, close_fds=True,
-        )
-    finally:
-        log.close()
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise AlayaError(f"alaya serve exited at start (code {proc.returncode}); see {root / 'state' / LOG_FILE}")
-        running = ping(root)
-        if running and running.get("pid") == proc.pid:
-            print(f"alaya serve: started for {root} (pid {proc.pid}, socket {socket_path(root)})")
-            return 0
-        time.sleep(0.05)
-    proc.terminate()
-    raise AlayaError(f"alaya serve did not answer within 60s; see {root / 'state' / LOG_FILE}")
-
-
-def cmd_run(args: argparse.Namespace) -> int:
-    root = _root(args)
-    Server(root, _idle_minutes(root, args.idle_exit)).serve_forever()
-    return 0
-
-
-def cmd_stop(args: argparse.Namespace) -> int:
-    root = _root(args)
-    running = ping(root)
-    pid = running["pid"] if running else _pid_from_file(root)
-    if running:
-        request(root, {"op": "stop"}, timeout=5.0)
-    elif pid is not None and _alive(pid):
-        os.kill(pid, signal.SIGTERM)  # not answering: ask it to go the hard way
-    else:
-        _remove_stale(root)
-        print(f"alaya serve: not running for {root}")
-        return 0
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and pid is not None and _alive(pid):
-        time.sleep(0.05)
-    if pid is not None and _alive(pid):
-        os.kill(pid, signal.SIGTERM)
-    _remove_stale(root)
-    print(f"alaya serve: stopped (pid {pid})")
-    return 0
-
-
-def cmd_status(args: argparse.Namespace) -> int:
-    root = _root(args)
-    running = ping(root)
-    stale = not running and socket_path(root).exists()
-    report = {"running": bool(running), "data_dir": str(root), "socket": str(socket_path(root)), "stale_socket": stale}
-    if running:
-        report.update({k: running[k] for k in ("pid", "uptime_s", "requests", "idle_exit_minutes", "version",
-                                                "graph_snapshot") if k in running})
-    if args.json:
-        print(json.dumps(report, indent=2))
-    elif running:
-        print(f"alaya serve: running for {root} (pid {report['pid']}, up {report['uptime_s']:.0f}s, "
-              f"{report['requests']} requests, idle exit {report['idle_exit_minutes']:g} min)")
-    else:
-        print(f"alaya serve: not running for {root}" + (" (stale socket left by a dead daemon)" if stale else ""))
-    return 0
-
-
-def _pid_from_file(root: Path) -> int | None:
-    try:
-        return int(json.loads((root / "state" / PID_FILE).read_text())["pid"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a zombie child of ours counts as gone
-        done, _ = os.waitpid(pid, os.WNOHANG)
-        return done == 0
-    except ChildProcessError:
-        return True
-
-
-def _remove_stale(root: Path) -> None:
-    """Remove a socket nobody answers on (a killed daemon's)."""
-    path = socket_path(root)
-    if path.exists() and not ping(root, timeout=0.5):
-        path.unlink(missing_ok=True)
-        (root / "state" / PID_FILE).unlink(missing_ok=True)
-
-
-# --- the daemon --------------------------------------------------------------------------------
 
 
 class Server:
@@ -228,8 +76,8 @@ class Server:
         return tuple(out)
 
     def memory_for(self, data_dir: Any) -> Any:
-        from ..store.datadir import resolve_data_dir
         from ..engine import Alaya
+        from ..store.datadir import resolve_data_dir
 
         if resolve_data_dir(data_dir) != self.root:
             return Alaya(data_dir)  # not ours (cannot happen through the client): no caching
@@ -249,35 +97,30 @@ class Server:
 
     def warm_up(self) -> None:
         """Import what requests need and open the index, under the read lock."""
-        from . import main as cli
-        from ..bridge import inject
-        from ..recall import navigate as recall  # noqa: F401
+        from ..bridge import inject  # noqa: F401
         from ..plugins import get_plugin_manager
+        from ..recall import navigate  # noqa: F401
 
         get_plugin_manager()
         memory = self.memory_for(self.root)
         if memory.dirs.graph.exists():
-            with memory.lock.read("serve warm-up"):
+            with memory.reading("serve warm-up", snapshot=True):  # reads the graph snapshot
                 index = memory.index
                 index.resident = True
                 index.card_count()
                 index.relation_vectors()
                 index.vector_search(memory.embedder.embed(["warm up"])[0], 1)  # loads the vector copy
-                with memory.graph_views.view(lambda: memory.graph(write=False)):
-                    pass  # reads the graph snapshot
 
     # -- socket loop ----------------------------------------------------------------------
 
     def serve_forever(self) -> None:
-        from . import common as resident
-
         path = socket_path(self.root)
         if path.exists():
             if ping(self.root, timeout=0.5):
                 raise AlayaError(f"{self.root}: another alaya serve is already running")
             path.unlink(missing_ok=True)  # stale: its daemon died
         self.warm_up()
-        resident.set_provider(self.memory_for)
+        common.set_provider(self.memory_for)
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         where, fd = address(path)
         old = os.umask(0o177)
@@ -317,7 +160,7 @@ class Server:
                 self.refresh_snapshot()
                 last = time.monotonic()
         finally:
-            resident.set_provider(None)
+            common.set_provider(None)
             sock.close()
             with contextlib.suppress(OSError):
                 if path.stat().st_ino == inode:  # still ours, not a newer daemon's
@@ -325,8 +168,7 @@ class Server:
             (self.root / "state" / PID_FILE).unlink(missing_ok=True)
         if self._restart:
             print("alaya serve: configuration changed, restarting", file=sys.stderr, flush=True)
-            os.execv(sys.executable, [sys.executable, "-m", "openclaw_alaya.cli.daemon", "--data-dir", str(self.root),
-                                      "--idle-exit", str(self.idle / 60)])
+            os.execv(sys.executable, daemon_argv(self.root, self.idle / 60))
 
     def refresh_snapshot(self) -> None:
         """After each request and each idle second: re-read the graph snapshot once another
@@ -337,9 +179,8 @@ class Server:
             memory = self.memory_for(self.root)
             views = memory.graph_views
             if views.stale():
-                with memory.lock.read("serve (graph snapshot)", timeout=0):
-                    with views.view(lambda: memory.graph(write=False)):
-                        pass
+                with memory.reading("serve (graph snapshot)", timeout=0, snapshot=True):
+                    pass
         except (_Restart, AlayaError, OSError):
             pass  # a restart is already decided; anything else: the next request reads the graph itself
 
@@ -371,7 +212,7 @@ class Server:
             if op == "status":
                 return _send(conn, {"ok": True, "pid": os.getpid(), "uptime_s": time.time() - self.started,
                                     "requests": self.requests, "idle_exit_minutes": self.idle / 60,
-                                    "data_dir": str(self.root), "version": _version(),
+                                    "data_dir": str(self.root), "version": __version__,
                                     "graph_snapshot": self._snapshot_state()})
             if op == "stop":
                 self._stop = True
@@ -405,15 +246,13 @@ class Server:
                 "stderr": base64.b64encode(err).decode("ascii")}
 
     def _call(self, argv: list[str], stdin: bytes, tty: bool) -> tuple[int, bytes, bytes]:
-        """`cli.main(argv)` with this request's stdin, stdout and stderr."""
-        from .main import main
-
+        """`main.main(argv)` with this request's stdin, stdout and stderr."""
         out, err = _Capture(), _Capture()
         saved = sys.stdin, sys.stdout, sys.stderr
         sys.stdin = _Input(stdin, tty)
         sys.stdout, sys.stderr = out, err
         try:
-            code = main(argv)
+            code = run_command(argv)
         except SystemExit as exc:  # argparse usage errors
             code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
         finally:
@@ -459,12 +298,6 @@ def _read_all(conn: socket.socket) -> bytes:
 
 def _send(conn: socket.socket, reply: dict) -> None:
     conn.sendall(json.dumps(reply).encode("utf-8"))
-
-
-def _version() -> str:
-    from .. import __version__
-
-    return __version__
 
 
 def _main() -> int:

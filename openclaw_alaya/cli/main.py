@@ -1,5 +1,8 @@
-"""The `alaya` command. Exit codes (DESIGN.md §7): 0 success, 1 user error with a one-line
-message and no traceback, 2 usage error. Heavy libraries load only in the commands that use them.
+"""The `alaya` parser and the core commands (init, ingest, distill, recall, trace, link,
+schema, status); the other command groups add theirs (`add_commands` in hook.py, ops.py,
+maintenance.py, serve.py). Exit codes (docs/architecture.md, "Commands"): 0 success, 1 user
+error with a one-line message and no traceback, 2 usage error. Heavy libraries load only in
+the commands that use them.
 """
 
 from __future__ import annotations
@@ -9,14 +12,18 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..errors import AlayaError, InputError
+from . import common, hook, maintenance, ops, serve
+from .common import print_json
 from .render import render_recall, render_schema, render_status, render_trace
 
+if TYPE_CHECKING:
+    from ..engine import Alaya
+
 Handler = Callable[[argparse.Namespace], int]
-_MAX_STDIN_BYTES = 50 * 1024 * 1024
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -46,21 +53,12 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())[:500]
 
 
-def _memory(args: argparse.Namespace):
-    from .common import memory
-
-    return memory(args.data_dir)  # inside `alaya serve`: the resident one
-
-
-def _print_json(data: Any) -> None:
-    print(json.dumps(data, ensure_ascii=False, indent=2))
+def _memory(args: argparse.Namespace) -> "Alaya":
+    return common.memory(args.data_dir)  # inside `alaya serve`: the resident one
 
 
 def _read_stdin() -> bytes:
-    data = sys.stdin.buffer.read(_MAX_STDIN_BYTES + 1)
-    if len(data) > _MAX_STDIN_BYTES:
-        raise InputError("<stdin>: input is larger than 50 MB")
-    return data
+    return common.read_stdin("<stdin>: input is larger than 50 MB")
 
 
 def _csv(value: str | None) -> list[str]:
@@ -89,7 +87,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     if args.distill:
         report["distilled"] = memory.distill(result.session_id).model_dump()
     if args.json:
-        _print_json(report)
+        print_json(report)
     else:
         print(f"{result.session_id}: {result.new_turns} new turns ({result.total_turns} in all) → {result.path}")
         if args.distill:
@@ -99,7 +97,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def _ingest_many(args: argparse.Namespace) -> int:
-    """Several files or a directory: many sessions per lock hold (batch_ingest.py)."""
+    """Several files or a directory: many sessions per lock hold (ingest/batch.py)."""
     from ..ingest.batch import session_files
 
     if args.session_id:
@@ -110,7 +108,7 @@ def _ingest_many(args: argparse.Namespace) -> int:
     if args.distill:
         report["distilled"] = memory.distill().model_dump()
     if args.json:
-        _print_json(report)
+        print_json(report)
     else:
         new = sum(r.new_turns for r in results)
         print(f"ingested {len(results)} sessions: {new} new turns")
@@ -123,7 +121,7 @@ def _ingest_many(args: argparse.Namespace) -> int:
 def cmd_distill(args: argparse.Namespace) -> int:
     report = _memory(args).distill(args.session)
     if args.json:
-        _print_json(report.model_dump())
+        print_json(report.model_dump())
     else:
         print(f"distilled {report.sessions} sessions: {report.cards} cards, {report.links} links")
     return 0
@@ -149,7 +147,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
         request.update({k: v for k, v in _stdin_request().items() if v is not None})
     result = _memory(args).recall(**request)
     if args.json:
-        _print_json(result.model_dump())
+        print_json(result.model_dump())
     else:
         print(render_recall(result))
     return 0
@@ -184,7 +182,7 @@ def _stdin_request() -> dict[str, Any]:
 def cmd_trace(args: argparse.Namespace) -> int:
     result = _memory(args).trace(args.card_id)
     if args.json:
-        _print_json(result.model_dump())
+        print_json(result.model_dump())
     else:
         print(render_trace(result))
     return 0
@@ -193,7 +191,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
 def cmd_link(args: argparse.Namespace) -> int:
     result = _memory(args).link(args.src, args.dst, args.rel, weight=args.weight)
     if args.json:
-        _print_json(result.model_dump())
+        print_json(result.model_dump())
     else:
         kind = "custom" if result.custom else "core"
         print(f"linked {result.src} -[{result.rel}]-> {result.dst} ({kind} relation, {result.edges} edges stored)")
@@ -209,16 +207,18 @@ def cmd_schema(args: argparse.Namespace) -> int:
         if on
     }
     if args.json:
-        _print_json(wanted)
+        print_json(wanted)
     else:
         print(render_schema(wanted))
     return 0
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    status = _memory(args).status()
+    from ..maintenance.status import status as collect
+
+    status = collect(_memory(args))
     if args.json:
-        _print_json(status)
+        print_json(status)
     else:
         print(render_status(status))
     return 0
@@ -278,19 +278,9 @@ def _parser() -> argparse.ArgumentParser:
     schema.add_argument("--node-types", action="store_true")
 
     command("status", cmd_status, "counts of sessions, cards and links")
-    for add_commands in _COMMAND_GROUPS:
-        add_commands(sub, command)
+    for group in (hook, ops, maintenance, serve):  # hook session-start|end; plugins, introspect, backup, cron;
+        group.add_commands(sub, command)  # reembed, verify, rebuild, export, import-memex; serve start|run|stop|status
     return parser
-
-
-# Command groups that live in their own modules: each is `add_commands(sub, command)`, where
-# `command(name, handler, help, json_flag=True)` adds a subcommand as above.
-_COMMAND_GROUPS: list[Callable[..., None]] = []
-_COMMAND_GROUPS.append(__import__("openclaw_alaya.bridge.capture", fromlist=["add_commands"]).add_commands)  # hook session-start|end
-_COMMAND_GROUPS.append(__import__("openclaw_alaya.cli.ops", fromlist=["add_commands"]).add_commands)  # plugins, introspect, backup, cron
-_COMMAND_GROUPS.append(__import__("openclaw_alaya.maintenance.reembed", fromlist=["add_commands"]).add_commands)  # reembed
-_COMMAND_GROUPS.append(__import__("openclaw_alaya.cli.maintenance", fromlist=["add_commands"]).add_commands)  # verify, rebuild, export, import-memex
-_COMMAND_GROUPS.append(__import__("openclaw_alaya.cli.daemon", fromlist=["add_commands"]).add_commands)  # serve start|run|stop|status
 
 
 if __name__ == "__main__":

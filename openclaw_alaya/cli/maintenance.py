@@ -1,15 +1,22 @@
-"""Commands for the whole store: `alaya verify`, `alaya rebuild`, `alaya export`,
-`alaya import-memex` (registered in cli.py's `_COMMAND_GROUPS`). `alaya introspect` lives in
-ops.py; its maintenance steps are in maintenance/steps.py."""
+"""Commands for the whole store: `alaya verify`, `alaya rebuild`, `alaya reembed`,
+`alaya export`, `alaya import-memex`. `alaya introspect` lives in ops.py; its maintenance steps
+are in maintenance/steps.py."""
 
 from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from . import common
+from .common import print_json
+
+if TYPE_CHECKING:
+    from ..engine import Alaya
 
 
 def add_commands(sub: Any, command: Any) -> None:
+    command("reembed", cmd_reembed, "rebuild the vector index (L1) with the configured embedder")
     command("verify", cmd_verify, "check that L1 and L2 agree with L3 (exit 1 and a list of problems if not)")
     command("rebuild", cmd_rebuild, "re-derive the graph (L2) and the index (L1) from the raw sessions (L3)")
     export = command("export", cmd_export, "write cards as Markdown by type, the graph as GraphML, and index.md")
@@ -19,14 +26,8 @@ def add_commands(sub: Any, command: Any) -> None:
     memex.add_argument("--agent", default="shared", help="scope of the imported cards (default: shared)")
 
 
-def _memory(args: argparse.Namespace):
-    from ..engine import Alaya
-
-    return Alaya(args.data_dir)
-
-
-def _print_json(data: Any) -> None:
-    print(json.dumps(data, ensure_ascii=False, indent=2))
+def _memory(args: argparse.Namespace) -> "Alaya":
+    return common.memory(args.data_dir)
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -34,7 +35,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     report = verify(_memory(args))
     if args.json:
-        _print_json(report)
+        print_json(report)
     elif report["ok"]:
         print(f"ok: {report['cards']} cards, {report['indexed']} indexed, {report['sessions']} sessions, {report['edges']} edges agree")
     else:
@@ -50,11 +51,23 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
 
     report = rebuild(_memory(args))
     if args.json:
-        _print_json(report)
+        print_json(report)
     else:
         r = report["replayed"]
         print(f"rebuilt from {report['sessions']} sessions: {report['cards_now']} cards; replayed {r['link']} links,"
               f" {r['merge']} merges, {r.get('supersede', 0)} supersedes, {r['forget']} forgets; usage carried for {report['usage_carried']} cards")
+    return 0
+
+
+def cmd_reembed(args: argparse.Namespace) -> int:
+    from ..maintenance.reembed import reembed
+
+    report = reembed(_memory(args))
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(f"re-embedded {report['cards']} cards and {report['relations']} relation names with "
+              f"{report['embedder']} ({report['dim']} dims) in {report['seconds']}s")
     return 0
 
 
@@ -63,7 +76,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     report = export(_memory(args), args.dest)
     if args.json:
-        _print_json(report)
+        print_json(report)
     else:
         print(f"exported {report['cards']} cards ({report['types']} types) and {report['edges']} edges to {report['dest']}")
     return 0
@@ -74,7 +87,7 @@ def cmd_import_memex(args: argparse.Namespace) -> int:
 
     report = import_memex(_memory(args), args.dir, agent_id=args.agent)
     if args.json:
-        _print_json(report)
+        print_json(report)
     else:
         print(f"imported {report['files']} notes ({report['stored']} new or changed): {report['cards']} cards,"
               f" {report['links']} links, {report['unresolved_links']} unresolved wikilinks")

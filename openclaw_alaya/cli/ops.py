@@ -6,7 +6,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from . import common
+from .common import print_json
+
+if TYPE_CHECKING:
+    from ..engine import Alaya
 
 
 def add_commands(sub: Any, command: Any) -> None:
@@ -25,14 +31,8 @@ def add_commands(sub: Any, command: Any) -> None:
     run.set_defaults(handler=cmd_cron_run)
 
 
-def _memory(args: argparse.Namespace):
-    from ..engine import Alaya
-
-    return Alaya(args.data_dir)
-
-
-def _print_json(data: Any) -> None:
-    print(json.dumps(data, ensure_ascii=False, indent=2))
+def _memory(args: argparse.Namespace) -> "Alaya":
+    return common.memory(args.data_dir)
 
 
 def cmd_plugins(args: argparse.Namespace) -> int:
@@ -40,7 +40,7 @@ def cmd_plugins(args: argparse.Namespace) -> int:
 
     rows = describe()
     if args.json:
-        _print_json(rows)
+        print_json(rows)
     else:
         for row in rows:
             origin = f" ({row['distribution']})" if row["distribution"] else ""
@@ -54,7 +54,7 @@ def cmd_introspect(args: argparse.Namespace) -> int:
     steps = [part.strip() for part in (args.steps or "").split(",") if part.strip()] or None
     report = run(_memory(args), steps=steps, dry_run=args.dry_run)
     if args.json:
-        _print_json(report)
+        print_json(report)
     else:
         for step in report["steps"]:
             detail = json.dumps(step["result"], ensure_ascii=False) if step["ok"] else step["error"]
@@ -70,7 +70,7 @@ def cmd_backup(args: argparse.Namespace) -> int:
 
     result = backup(_memory(args), dest=args.dest, keep=args.keep)
     if args.json:
-        _print_json(result)
+        print_json(result)
     else:
         print(f"backed up to {result['path']} ({result['bytes']} bytes); removed {len(result['removed'])} old copies")
     return 0

@@ -19,78 +19,35 @@ For a batch of prepared sessions (`distilling.prepare`, no vectors yet):
 
 from __future__ import annotations
 
-import json
-import sys
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .plan import DistillPlan, apply, index_row, index_text, now_iso, provenance
-from ..errors import AlayaError
-from ..store.fsutil import atomic_write
-from ..models import CORE_RELATIONS, Card, Link
-from ..relations import expand_link, relation_description
+from ..models import (
+    CORE_RELATIONS,
+    Card,
+    Link,
+    expand_link,
+    index_row,
+    index_text,
+    now_iso,
+    relation_description,
+)
+from ..providers import embed_or_pending, read_pending, write_pending
+from .plan import DistillPlan, apply, provenance
 from .resolver import Decision, Resolver, merged_card, states_fact
 
 if TYPE_CHECKING:
-    from ..engine import Alaya, DistillReport
+    from ..memory import Memory
+    from ..models import DistillReport
 
-PENDING_FILE = "pending_embeddings.json"
-USAGE_FILE = "llm_usage.json"
 CANDIDATES = 5  # stored cards fetched per new card from each of vector and full-text search
-
-
-def bind(memory: "Alaya", provider: Any) -> Any:
-    """Give a provider that wants it the data directory's `state/` (caches, usage, summary)."""
-    if hasattr(provider, "bind"):
-        provider.bind(memory.dirs.state)
-    return provider
-
-
-def hook_deadline(memory: "Alaya"):
-    """A hook must answer in time: model calls inside it give up after `hook.llm_deadline_seconds`
-    (the distiller then leaves the session pending for introspect). Offline: nothing to cap."""
-    import contextlib
-
-    if memory.config.distill.llm_provider == "heuristic" and memory.config.embedding.provider == "hash":
-        return contextlib.nullcontext()
-    from ..llm.client import deadline
-
-    return deadline(memory.config.hook.llm_deadline_seconds)
-
-
-# --- embedding, with degradation ------------------------------------------------------------
-
-
-def embed_or_pending(embedder: Any, texts: list[str]) -> tuple[np.ndarray, bool]:
-    """(vectors, ok): all-zero vectors and ok=False when the embedder cannot answer."""
-    if not texts:
-        return np.zeros((0, embedder.dim), dtype=np.float32), True
-    try:
-        return embedder.embed(texts), True
-    except AlayaError as exc:  # endpoint down, wrong dimension, key refused: keep the cards
-        print(f"alaya: warning: embedding failed, {len(texts)} texts left pending: {' '.join(str(exc).split())[:300]}",
-              file=sys.stderr)
-        return np.zeros((len(texts), embedder.dim), dtype=np.float32), False
-
-
-def read_pending(memory: "Alaya") -> list[str]:
-    try:
-        data = json.loads((memory.dirs.state / PENDING_FILE).read_text())
-    except (OSError, ValueError):
-        return []
-    return [c for c in data.get("cards", []) if isinstance(c, str)] if isinstance(data, dict) else []
-
-
-def write_pending(memory: "Alaya", ids: list[str]) -> None:
-    """Call under the write lock (the list is read-modify-written)."""
-    atomic_write(memory.dirs.state / PENDING_FILE, json.dumps({"cards": list(dict.fromkeys(ids))}))
 
 
 # --- the batch ------------------------------------------------------------------------------
 
 
-def apply_batch(memory: "Alaya", plans: list[DistillPlan], report: "DistillReport", distiller: Any = None) -> None:
+def apply_batch(memory: "Memory", plans: list[DistillPlan], report: "DistillReport", distiller: Any = None) -> None:
     cards = [card for plan in plans for card in plan.cards]
     known_relations = _relation_names(memory)
     # relation names without an embedding: custom ones first used here, and the core ones when
@@ -107,8 +64,8 @@ def apply_batch(memory: "Alaya", plans: list[DistillPlan], report: "DistillRepor
     decisions = Resolver(judge=judge).decide(cards, candidates)
 
     names = ", ".join(p.session.id for p in plans[:3]) + (" …" if len(plans) > 3 else "")
-    with memory.lock.write(f"distill {names}"):
-        with memory.graph(write=True) as graph:
+    with memory.writing(f"distill {names}") as graph:
+        with graph:
             applied, links, merged, contradicted = _write_graph(memory, graph, plans, decisions)
         rows = [card for plan in applied for card in plan.cards]
         # a merged card's index text gains the new tags and entities; its vector stays
@@ -129,14 +86,14 @@ def apply_batch(memory: "Alaya", plans: list[DistillPlan], report: "DistillRepor
     report.pending_embedding += 0 if embedded else len(rows)
 
 
-def find_candidates(memory: "Alaya", cards: list[Card], vectors: dict[str, np.ndarray]) -> dict[str, list[Card]]:
+def find_candidates(memory: "Memory", cards: list[Card], vectors: dict[str, np.ndarray]) -> dict[str, list[Card]]:
     """Stored cards of each new card's scope (the resolver compares no others) near it, under
     the read lock: by meaning for the whole batch in one matrix product; by words too where
     meaning is not enough: the card has no vector (embedder down), or it states a fact that a
     stored card may contradict in other words (resolver.states_fact). A full-text query over
     rows not yet folded into the FTS index costs tens of ms, so it is kept to those cards."""
     ids: dict[str, list[str]] = {card.id: [] for card in cards}
-    with memory.lock.read("distill (comparing with stored cards)"):
+    with memory.reading("distill (comparing with stored cards)") as graph:
         index = memory.index
         if index.card_count() == 0:
             return {}
@@ -151,12 +108,11 @@ def find_candidates(memory: "Alaya", cards: list[Card], vectors: dict[str, np.nd
                 query = " ".join(f"{card.title} {card.content}".split())[:400]
                 ids[card.id] += [cid for cid, _ in index.text_search(query, CANDIDATES, [card.scope])]
         ids = {cid: list(dict.fromkeys(c for c in found if c != cid)) for cid, found in ids.items()}
-        with memory.graph(write=False) as graph:
-            stored = graph.get_cards({cid for found in ids.values() for cid in found})
+        stored = graph.get_cards({cid for found in ids.values() for cid in found})
     return {cid: [stored[c] for c in found if c in stored] for cid, found in ids.items()}
 
 
-def _write_graph(memory: "Alaya", graph: Any, plans: list[DistillPlan], decisions: dict[str, Decision]):
+def _write_graph(memory: "Memory", graph: Any, plans: list[DistillPlan], decisions: dict[str, Decision]):
     """Under the write lock: recheck targets, apply the plans, then merges and contradictions."""
     stamp = now_iso()
     new_ids = {card.id: card for plan in plans for card in plan.cards}
@@ -204,7 +160,7 @@ def _write_graph(memory: "Alaya", graph: Any, plans: list[DistillPlan], decision
     return applied, written + len(links), merged_cards, len(contradictions)
 
 
-def _write_merges(memory: "Alaya", graph: Any, merged: list[Card], applied: list[DistillPlan]) -> list[Card]:
+def _write_merges(memory: "Memory", graph: Any, merged: list[Card], applied: list[DistillPlan]) -> list[Card]:
     """Stored cards that gained sources from the applied sessions: their contexts (L3, one
     batched sync), then the cards and their EXTRACTED_FROM edges (L2), a statement per kind for
     the whole batch (a quarter of a backlog's cards can be merges). Returns the cards written."""
@@ -222,7 +178,7 @@ def _log_curation(memory, contradictions, in_batch, new_ids, applied_sessions, s
     """L3 first: what the resolver did goes to `raw/curation.jsonl`, which `alaya rebuild`
     replays after re-distilling (merge: keep/drop; CONTRADICTS link; supersede: valid_until).
     `contradictions`: those of the applied sessions only."""
-    from ..maintenance.common import CURATION_LOG, append_log
+    from ..store.raw import CURATION_LOG
 
     records: list[dict[str, Any]] = []
     for gone, into in in_batch.items():
@@ -235,57 +191,12 @@ def _log_curation(memory, contradictions, in_batch, new_ids, applied_sessions, s
         records.append({"op": "supersede", "card": decision.target, "valid_until": card.valid_from or stamp,
                         "by_card": card.id, "ts": stamp})
     if records:
-        append_log(memory, CURATION_LOG, records)
+        memory.raw.append_log(CURATION_LOG, records)
 
 
-def _relation_names(memory: "Alaya") -> set[str]:
+def _relation_names(memory: "Memory") -> set[str]:
     try:
-        with memory.lock.read("distill (relation names)"):
+        with memory.reading("distill (relation names)"):
             return set(memory.index.relation_vectors())
     except Exception:  # noqa: BLE001 - at worst a name is embedded twice
         return set()
-
-
-# --- usage accounting -------------------------------------------------------------------------
-
-
-def record_usage(memory: "Alaya", *providers: Any) -> None:
-    """Add the providers' token and request counts to `state/llm_usage.json` (a counter; a lost
-    race between two processes loses one run's counts, never data)."""
-    path = memory.dirs.state / USAGE_FILE
-    try:
-        totals = json.loads(path.read_text())
-    except (OSError, ValueError):
-        totals = {}
-    changed = False
-    for provider in providers:
-        client = getattr(provider, "client", None)
-        usage = getattr(client, "usage", None)
-        if usage is None or not (usage.requests or usage.failures):
-            continue
-        entry = totals.setdefault(client.what, {})
-        counts = {"requests": usage.requests, "failures": usage.failures,
-                  "prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens}
-        counts.update(getattr(provider, "stats", {}) or {})
-        for key, value in counts.items():
-            if isinstance(value, (int, float)):
-                entry[key] = entry.get(key, 0) + value
-        entry["model"] = getattr(provider, "model", None)
-        # count each run once: reset the provider's counters
-        usage.requests = usage.failures = usage.prompt_tokens = usage.completion_tokens = 0
-        if hasattr(provider, "stats"):
-            provider.stats = {k: 0 for k in provider.stats}
-        changed = True
-    if changed:
-        try:
-            atomic_write(path, json.dumps(totals, indent=1))
-        except OSError:
-            pass
-
-
-def read_usage(memory: "Alaya") -> dict[str, Any]:
-    try:
-        data = json.loads((memory.dirs.state / USAGE_FILE).read_text())
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}

@@ -26,7 +26,16 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..models import CARD_TYPES, CardDraft, DistillResult, LinkDraft, Session, Turn
-from .cues import CUES, FILLER_SENTENCE_RE, FILLER_WORDS, STOPWORDS, TITLE_PREFIX_RE, TYPE_CUES, TYPE_PRIORITY, YES_NO_RE
+from .cues import (
+    CUES,
+    FILLER_SENTENCE_RE,
+    FILLER_WORDS,
+    STOPWORDS,
+    TITLE_PREFIX_RE,
+    TYPE_CUES,
+    TYPE_PRIORITY,
+    YES_NO_RE,
+)
 from .dates import ABS_DATE_RE, iso_of, parse_when, render_date, resolve_relative
 from .entities import CJK_RE, extract_entities, keywords, mid_sentence_caps
 

@@ -1,42 +1,38 @@
-"""Distillation in two halves, so the slow half never runs under the lock (DESIGN.md §2):
-`prepare` (distil, build cards, embed: seconds, no lock) and `apply` (write contexts, graph and
-index rows: milliseconds, under the write lock)."""
+"""Distillation in two halves, so the slow half never runs under the lock (docs/architecture.md,
+"The lock protocol"): `prepare` (distil, build cards, embed: seconds, no lock) and `apply`
+(write contexts, graph and index rows: milliseconds, under the write lock)."""
 
 from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
+from ..models import (
+    Card,
+    DistillResult,
+    Link,
+    Session,
+    SourceRef,
+    Turn,
+    expand_link,
+    index_text,
+    normalise_relation,
+    now_iso,
+)
 from ..store.graph import GraphStore
-from ..models import Card, DistillResult, Link, Session, SourceRef, Turn
 from ..store.raw import RawStore
-from ..relations import expand_link, normalise_relation
 
 if TYPE_CHECKING:
     from ..embedding import Embedder
-    from ..providers import Distiller
+    from ..models import Distiller
 
 _CARD_NAMESPACE = uuid.UUID("6f1c2a4e-6a6f-4c1a-9d55-616c61796121")
-
-
-def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 def card_id(session_id: str, key: str) -> str:
     """Deterministic: re-distilling the same turns gives the same card ids."""
     return "card-" + str(uuid.uuid5(_CARD_NAMESPACE, session_id + "\x00" + key))
-
-
-def index_text(card: Card) -> str:
-    """What the index sees of a card: its words, tags and entity names."""
-    return "\n".join([card.title, card.content, " ".join(card.tags), " ".join(card.entities)])
-
-
-def index_row(card: Card) -> dict[str, str]:
-    return {"id": card.id, "text": index_text(card), "scope": card.scope, "type": card.type}
 
 
 @dataclass

@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 from .. import redact
 from ..errors import InputError
+from .sessions import parse_source, session_row
 
 if TYPE_CHECKING:
-    from ..engine import Alaya, IngestResult
-    from ..models import Session
+    from ..memory import Memory
+    from ..models import IngestResult
 
 CHUNK = 200  # sessions per write-lock hold
 SESSION_SUFFIXES = (".json", ".jsonl")
@@ -46,7 +47,7 @@ def session_files(paths: Iterable[str | Path]) -> list[Path]:
     return out
 
 
-def ingest_many(memory: "Alaya", sources: Iterable[Any], *, agent_id: str | None = None,
+def ingest_many(memory: "Memory", sources: Iterable[Any], *, agent_id: str | None = None,
                 include_tools: bool = False, chunk: int = CHUNK) -> list["IngestResult"]:
     """Ingest every source (path, bytes or Session), `chunk` sessions per lock hold."""
     memory.dirs.require()
@@ -62,10 +63,10 @@ def ingest_many(memory: "Alaya", sources: Iterable[Any], *, agent_id: str | None
     return results
 
 
-def _ingest_chunk(memory: "Alaya", sources: list[Any], agent_id: str | None, include_tools: bool) -> list["IngestResult"]:
+def _ingest_chunk(memory: "Memory", sources: list[Any], agent_id: str | None, include_tools: bool) -> list["IngestResult"]:
     sessions = []
     for source in sources:  # parse and redact outside the lock
-        session = memory._parse(source, agent_id=agent_id, session_id=None, include_tools=include_tools)
+        session = parse_source(source, agent_id=agent_id, session_id=None, include_tools=include_tools)
         sessions.append(redact.for_ingest(memory, session))
     results: list["IngestResult"] = []
     start = 0
@@ -82,29 +83,10 @@ def _ingest_chunk(memory: "Alaya", sources: list[Any], agent_id: str | None, inc
     return results
 
 
-def session_row(memory: "Alaya", session: "Session", path: Path, known: dict[str, Any],
-                ingested_at: str) -> dict[str, Any]:
-    """The Session node for a stored session (`Alaya.ingest`, `_apply`, journal recovery):
-    turn count and path from L3, distill progress kept from the node it replaces (`known`)."""
-    return {
-        "id": session.id,
-        "agent_id": session.agent_id,
-        "started_at": session.started_at,
-        "ingested_at": ingested_at,
-        "path": str(path),
-        "title": redact.clean_text(memory, session.title),
-        "source_format": session.source_format,
-        "turn_count": len(session.turns),
-        "distilled_turns": known.get("distilled_turns") or 0,
-        "last_card": known.get("last_card"),
-    }
+def _apply(memory: "Memory", sessions: list[Any]) -> list["IngestResult"]:
+    from ..models import IngestResult, now_iso
 
-
-def _apply(memory: "Alaya", sessions: list[Any]) -> list["IngestResult"]:
-    from ..distill.plan import now_iso
-    from ..engine import IngestResult
-
-    with memory.lock.write(f"ingest {len(sessions)} sessions ({sessions[0].id} …)"):
+    with memory.writing(f"ingest {len(sessions)} sessions ({sessions[0].id} …)") as graph:
         merged_all, fresh_all = [], []
         for session in sessions:
             merged, new_turns = memory.raw.merge(session)
@@ -116,7 +98,7 @@ def _apply(memory: "Alaya", sessions: list[Any]) -> list["IngestResult"]:
         if to_write:
             paths.update(zip((s.id for s in to_write), memory.raw.write_many(to_write)))
         stamp = now_iso()
-        with memory.graph(write=True) as graph:
+        with graph:
             stored = graph.get_sessions([m.id for m in merged_all])
             graph.upsert_sessions([
                 session_row(memory, merged, paths[merged.id], stored.get(merged.id) or {}, stamp)

@@ -27,11 +27,11 @@ import jinja2
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from ..errors import ConfigError, InputError
-from ..store.fsutil import atomic_write
 from ..models import CARD_TYPES, CardDraft, DistillResult, LinkDraft, Session
-from ..bridge.summary import LLM_SUMMARY_FILE, read_llm_summaries
+from ..store.fsutil import atomic_write
 from ..text import estimate_tokens
 from .client import LLMResponseError, LLMUnavailable, OpenAIClient, remaining
+from .summaries import LLM_SUMMARY_FILE, read_llm_summaries
 
 _TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 SYSTEM_TEMPLATE = "distill_system.md.j2"
@@ -373,7 +373,7 @@ def _index(value: int | str, count: int) -> int | None:
 
 
 def _relation(name: str) -> str | None:
-    from ..relations import normalise_relation
+    from ..models import normalise_relation
 
     try:
         return normalise_relation(name)

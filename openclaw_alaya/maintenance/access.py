@@ -1,6 +1,6 @@
 """Fold the access log into the graph: recall is a read and only appends
-`{"ts", "cards": [...]}` lines to `state/access.jsonl` (DESIGN.md §2); here those lines become
-`access_count` and `last_accessed` on the cards.
+`{"ts", "cards": [...]}` lines to `state/access.jsonl` (docs/architecture.md, "The lock
+protocol"); here those lines become `access_count` and `last_accessed` on the cards.
 
 Safe against recalls appending meanwhile: under the write lock the log is renamed to
 `state/access.folding-<stamp>.jsonl` (a recall that opens the log afterwards creates a new one;
@@ -21,15 +21,16 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from .common import iso, read_log
+from ..store.raw import read_log
+from .common import iso
 
 if TYPE_CHECKING:
-    from ..engine import Alaya
+    from ..memory import Memory
 
 _FOLDING = "access.folding-"
 
 
-def pending(memory: "Alaya") -> list[Path]:
+def pending(memory: "Memory") -> list[Path]:
     return sorted(memory.dirs.state.glob(f"{_FOLDING}*.jsonl"))
 
 
@@ -50,12 +51,12 @@ def aggregate(paths: list[Path]) -> tuple[Counter, dict[str, float], int]:
     return counts, last, lines
 
 
-def rotate(memory: "Alaya") -> list[Path]:
+def rotate(memory: "Memory") -> list[Path]:
     """Under a short write-lock hold (no store opened): the log becomes a folding file; returns
     every folding file waiting (this one and any a crashed run left)."""
     log = memory.dirs.access_log
     if log.exists():
-        with memory.lock.write("introspect fold-access (rotate log)"):
+        with memory.writing("introspect fold-access (rotate log)"):
             if log.exists():
                 os.replace(log, memory.dirs.state / f"{_FOLDING}{time.time_ns()}.jsonl")
     return pending(memory)
@@ -83,7 +84,7 @@ def apply_counts(graph: Any, counts: Counter, last: dict[str, float]) -> int:
         " ELSE c.last_accessed END RETURN count(*)", {"rows": rows})[0][0]
 
 
-def fold(memory: "Alaya", *, now: Any = None, dry_run: bool = False) -> dict[str, Any]:
+def fold(memory: "Memory", *, now: Any = None, dry_run: bool = False) -> dict[str, Any]:
     log = memory.dirs.access_log
     if dry_run:
         counts, _last, lines = aggregate([*pending(memory), log] if log.exists() else pending(memory))
@@ -92,11 +93,11 @@ def fold(memory: "Alaya", *, now: Any = None, dry_run: bool = False) -> dict[str
     if not paths:
         return {"lines": 0, "cards": 0, "accesses": 0}
     counts, last, lines = aggregate(paths)
-    with memory.lock.write("introspect fold-access"):
+    with memory.writing("introspect fold-access") as graph:
         unfolded = still_pending(paths)
         if unfolded != paths:
             counts, last, lines = aggregate(unfolded)
-        with memory.graph(write=True) as graph:
+        with graph:
             found = apply_counts(graph, counts, last)
         for path in unfolded:
             path.unlink(missing_ok=True)

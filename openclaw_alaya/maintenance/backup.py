@@ -1,4 +1,5 @@
-"""`alaya backup`: a consistent dated copy of the data directory (DESIGN.md §1, §2).
+"""`alaya backup`: a consistent dated copy of the data directory (docs/architecture.md, "Data
+layout" and "The lock protocol").
 
 Taken under the shared lock, so no write is half-applied in the copy while recalls go on;
 written to a hidden temporary folder and renamed when complete. The copy is a data directory
@@ -17,14 +18,14 @@ from ..errors import InputError
 from ..store.fsutil import ensure_dir
 
 if TYPE_CHECKING:
-    from ..engine import Alaya
+    from ..memory import Memory
 
 PREFIX = "alaya-"
 _NAME = re.compile(r"^alaya-\d{8}T\d{6}Z(?:-\d+)?$")
 _SKIP = {".lock", "lock-holder.json", "cron.lock"}
 
 
-def backup(memory: "Alaya", dest: str | Path | None = None, keep: int | None = None, now: datetime | None = None) -> dict[str, Any]:
+def backup(memory: "Memory", dest: str | Path | None = None, keep: int | None = None, now: datetime | None = None) -> dict[str, Any]:
     memory.dirs.require()
     root = memory.dirs.root
     target_dir = Path(dest or memory.config.backup.dest or root / "backups").expanduser().resolve()
@@ -51,7 +52,7 @@ def backup(memory: "Alaya", dest: str | Path | None = None, keep: int | None = N
         return skipped
 
     try:
-        with memory.lock.read("backup"):
+        with memory.reading("backup"):
             shutil.copytree(root, staging, ignore=ignore, symlinks=True)
         staging.rename(final)
     except BaseException:

@@ -38,20 +38,21 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..distill.plan import index_row, index_text
+from ..models import index_row, index_text
+from ..store.raw import CURATION_LOG, log_lines
 from . import access, consolidate, forget, shadow, temperature
 from .bulk import delete_cards
-from .common import CURATION_LOG, append_lines, as_datetime, card_rows, iso, log_lines, present_ids
+from .common import as_datetime, card_rows, iso, present_ids
 
 if TYPE_CHECKING:
-    from ..engine import Alaya
+    from ..memory import Memory
     from ..models import Card
 
 STEPS = ("consolidate", "fold-access", "cool-down", "forget")
 log = logging.getLogger(__name__)
 
 
-def run(memory: "Alaya", names: set[str], *, now: Any = None) -> dict[str, dict[str, Any]]:
+def run(memory: "Memory", names: set[str], *, now: Any = None) -> dict[str, dict[str, Any]]:
     """The reports of the named steps (a subset of STEPS), applied in one write-lock hold."""
     moment = as_datetime(now)
     stamp = iso(moment)
@@ -60,13 +61,12 @@ def run(memory: "Alaya", names: set[str], *, now: Any = None) -> dict[str, dict[
     reports: dict[str, dict[str, Any]] = {}
 
     # --- one snapshot ---------------------------------------------------------------------
-    with memory.lock.read("introspect (reading cards)"):
-        with memory.graph(write=False) as graph:
-            rows = card_rows(graph)
-            linked = {(min(a, b), max(a, b)) for a, b in graph.query(
-                "MATCH (a:Card)-[:SIMILAR_TO]->(b:Card) RETURN a.id, b.id")} if want["consolidate"] else set()
-            counts = graph.relation_counts() if want["consolidate"] else {}
-            protected = forget.depended_on(graph) if want["forget"] else set()
+    with memory.reading("introspect (reading cards)") as graph:
+        rows = card_rows(graph)
+        linked = {(min(a, b), max(a, b)) for a, b in graph.query(
+            "MATCH (a:Card)-[:SIMILAR_TO]->(b:Card) RETURN a.id, b.id")} if want["consolidate"] else set()
+        counts = graph.relation_counts() if want["consolidate"] else {}
+        protected = forget.depended_on(graph) if want["forget"] else set()
         if want["consolidate"]:
             ids, vectors = memory.index.all_vectors()
             indexed = set(ids)
@@ -132,9 +132,8 @@ def run(memory: "Alaya", names: set[str], *, now: Any = None) -> dict[str, dict[
     prepared = None
     restore: list[Any] = []
     if by_keep or cool["add_rows"]:
-        with memory.lock.read("introspect (cards to merge or re-index)"):
-            with memory.graph(write=False) as graph:
-                cards = graph.get_cards(list(dict.fromkeys(consolidate.involved_in(by_keep) + cool["add_rows"])))
+        with memory.reading("introspect (cards to merge or re-index)") as graph:
+            cards = graph.get_cards(list(dict.fromkeys(consolidate.involved_in(by_keep) + cool["add_rows"])))
         restore = [cards[c] for c in cool["add_rows"] if c in cards]
         if by_keep:
             prepared = consolidate.prepare(memory, by_keep, cards, indexed, stamp)
@@ -199,7 +198,7 @@ class _Laps:
         self._last = now
 
 
-def _apply(memory: "Alaya", batch: _Batch, intro: Any, operation: str) -> _Applied:
+def _apply(memory: "Memory", batch: _Batch, intro: Any, operation: str) -> _Applied:
     """The batch applied to a copy of the graph outside the lock and swapped in under it
     (shadow.py); applied to the graph itself under the lock when no copy could be taken or a
     writer changed the graph meanwhile. L1 follows under the same hold either way."""
@@ -213,7 +212,7 @@ def _apply(memory: "Alaya", batch: _Batch, intro: Any, operation: str) -> _Appli
                 applied = _apply_graph(graph, batch, intro)
             copy.sync()
             outside.lap("apply to the copy")
-        with memory.lock.write(operation):
+        with memory.writing(operation) as graph:
             held = _Laps()
             pending = access.still_pending(batch.fold_paths)
             if pending != batch.fold_paths:  # another introspect folded some: count them once
@@ -221,15 +220,15 @@ def _apply(memory: "Alaya", batch: _Batch, intro: Any, operation: str) -> _Appli
                 batch = dataclasses.replace(batch, hits=hits, last=last, fold_paths=pending)
                 applied = None  # the copy has them counted
             if copy is not None and applied is not None and copy.unchanged():
-                append_lines(memory, CURATION_LOG, applied.curation)  # L3 before L2
+                memory.raw.append_lines(CURATION_LOG, applied.curation)  # L3 before L2
                 held.lap("L3 log")
                 copy.install()
                 held.lap("swap")
                 how = "shadow"
             else:
-                with memory.graph(write=True) as graph:
+                with graph:
                     applied = _apply_graph(graph, batch, intro)
-                    append_lines(memory, CURATION_LOG, applied.curation)  # before the commit
+                    memory.raw.append_lines(CURATION_LOG, applied.curation)  # before the commit
                 held.lap("graph in place")
                 how = "in-place"
             for path in batch.fold_paths:
@@ -265,7 +264,7 @@ def _apply_graph(graph: Any, batch: _Batch, intro: Any) -> _Applied:
     return _Applied(done=done, found=found, present=present, forgotten=forgotten, curation=curation)
 
 
-def _apply_index(memory: "Alaya", batch: _Batch, applied: _Applied) -> None:
+def _apply_index(memory: "Memory", batch: _Batch, applied: _Applied) -> None:
     """Under the write lock, after the graph: L1 rows of merged, cooled and forgotten cards go
     in one delete, merged and warmed-up cards' rows come in one upsert (each LanceDB commit
     costs 10–20 ms on 10,000 rows)."""
@@ -282,7 +281,7 @@ def _apply_index(memory: "Alaya", batch: _Batch, applied: _Applied) -> None:
 
 def _after_merges(by_id: dict[str, Any], by_keep: dict[str, list[str]], stamp: str) -> dict[str, Any]:
     """The card rows as the planned merges will leave them: merged-away cards gone, the kept
-    card with the summed usage and the higher importance (as consolidate._merge_in_graph)."""
+    card with the summed usage and the higher importance (as consolidate.merge_in_graph)."""
     future = dict(by_id)
     for keep, drops in by_keep.items():
         group = [by_id[c] for c in [keep, *drops] if c in by_id]

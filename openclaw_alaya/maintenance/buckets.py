@@ -18,7 +18,7 @@ from ..store.fsutil import atomic_write
 from .common import as_datetime, iso, parse_time
 
 if TYPE_CHECKING:
-    from ..engine import Alaya
+    from ..memory import Memory
 
 HIGHLIGHTS = 5
 TOP_TAGS = 5
@@ -73,14 +73,13 @@ def compute(sessions: list[tuple[str, str | None]], cards: list[tuple], now: dat
     return out
 
 
-def refresh(memory: "Alaya", *, now: Any = None, dry_run: bool = False) -> dict[str, Any]:
+def refresh(memory: "Memory", *, now: Any = None, dry_run: bool = False) -> dict[str, Any]:
     moment = as_datetime(now)
-    with memory.lock.read("introspect time buckets"):
-        with memory.graph(write=False) as graph:
-            sessions = graph.query("MATCH (s:Session) RETURN s.id, coalesce(s.started_at, s.ingested_at)")
-            cards = graph.query(
-                "MATCH (c:Card)-[:EXTRACTED_FROM]->(s:Session) RETURN c.id, c.title, c.type, c.importance,"
-                " c.tags, coalesce(s.started_at, s.ingested_at)")
+    with memory.reading("introspect time buckets") as graph:
+        sessions = graph.query("MATCH (s:Session) RETURN s.id, coalesce(s.started_at, s.ingested_at)")
+        cards = graph.query(
+            "MATCH (c:Card)-[:EXTRACTED_FROM]->(s:Session) RETURN c.id, c.title, c.type, c.importance,"
+            " c.tags, coalesce(s.started_at, s.ingested_at)")
     seen: set[str] = set()
     unique = []
     for row in cards:  # a merged card has several sources: count it once, at its first session

@@ -9,8 +9,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..store.graph import CARD_RELATIONS, CUSTOM
 from ..models import Link
+from ..store.graph import CARD_RELATIONS, CUSTOM
 
 _CHUNK = 20_000
 

@@ -1,25 +1,15 @@
-"""Helpers shared by the maintenance modules: clocks, bulk reads of the graph, and the
-append-only L3 logs that let `rebuild` replay what no distiller can re-derive."""
+"""Helpers shared by the maintenance modules: clocks and bulk reads of the graph."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from ..store.fsutil import append_line
-
 if TYPE_CHECKING:
-    from ..engine import Alaya
     from ..store.graph import GraphStore
-
-# L3 logs (raw/ is the truth; these are never rewritten, only appended to)
-LINKS_LOG = "links.jsonl"  # links made with `alaya link` / Alaya.link
-CURATION_LOG = "curation.jsonl"  # merges, forgets and SIMILAR_TO links made by introspect
 
 CARD_COLUMNS = [
     "id", "type", "scope", "title", "content", "importance", "created_at", "updated_at",
@@ -127,40 +117,3 @@ def card_edges(graph: "GraphStore", ids: list[str] | None = None) -> list[tuple[
         (src, custom if label == "CUSTOM" else label, dst, float(w if w is not None else 1.0), created)
         for src, label, custom, dst, w, created in rows
     ]
-
-
-def log_path(memory: "Alaya", name: str) -> Path:
-    return memory.dirs.raw / name
-
-
-def append_log(memory: "Alaya", name: str, records: list[dict[str, Any]]) -> None:
-    append_lines(memory, name, log_lines(records))
-
-
-def log_lines(records: list[dict[str, Any]]) -> str:
-    """The records as lines of an L3 log: serialised apart from the append, so that a caller
-    can do it before taking the lock (thousands of records take about 10 ms)."""
-    return "\n".join(json.dumps(record, ensure_ascii=False, sort_keys=True) for record in records)
-
-
-def append_lines(memory: "Alaya", name: str, lines: str) -> None:
-    """One O_APPEND write for all the lines (introspect logs thousands; an open and a write each
-    took tens of milliseconds under the write lock); a crash can tear only the last line, which
-    read_log skips."""
-    if lines:
-        append_line(log_path(memory, name), lines)
-
-
-def read_log(path: Path) -> list[dict[str, Any]]:
-    """Records of an append-only log; a torn last line (crash mid-append) is skipped."""
-    if not path.is_file():
-        return []
-    records = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(record, dict):
-            records.append(record)
-    return records

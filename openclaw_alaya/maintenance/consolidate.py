@@ -28,17 +28,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 
-from ..distill.plan import index_row, index_text
-from ..models import CORE_RELATIONS, Card, Link
-from ..progress import progress
-from ..relations import expand_link
 from ..distill.resolver import merged_card
+from ..models import CORE_RELATIONS, Card, Link, expand_link, index_row, index_text
+from ..progress import progress
+from ..store.raw import CURATION_LOG
 from ..text import content_words
 from . import bulk
-from .common import CURATION_LOG, CardRow, append_log, as_datetime, card_edges, card_rows, iso
+from .common import CardRow, as_datetime, card_edges, card_rows, iso
 
 if TYPE_CHECKING:
-    from ..engine import Alaya
+    from ..memory import Memory
 
 VAGUE_RELATIONS = ("RELATES_TO", "RELATED_TO", "LINKED_TO", "ASSOCIATED_WITH", "CONNECTED_TO", "RELATED", "LINKS_TO")
 _BLOCK = 1024
@@ -139,15 +138,14 @@ def relation_review(counts: dict[str, int], embed: Any, config: Any) -> dict[str
     return {"custom": len(custom), "alias_candidates": aliases, "promote_candidates": promote, "vague": vague}
 
 
-def consolidate(memory: "Alaya", *, now: Any = None, dry_run: bool = False) -> dict[str, Any]:
+def consolidate(memory: "Memory", *, now: Any = None, dry_run: bool = False) -> dict[str, Any]:
     moment = as_datetime(now)
     config = memory.config.introspect
-    with memory.lock.read("introspect consolidate (reading cards)"):
-        with memory.graph(write=False) as graph:
-            rows = card_rows(graph)
-            linked = {(min(a, b), max(a, b)) for a, b in graph.query(
-                "MATCH (a:Card)-[:SIMILAR_TO]->(b:Card) RETURN a.id, b.id")}
-            counts = graph.relation_counts()
+    with memory.reading("introspect consolidate (reading cards)") as graph:
+        rows = card_rows(graph)
+        linked = {(min(a, b), max(a, b)) for a, b in graph.query(
+            "MATCH (a:Card)-[:SIMILAR_TO]->(b:Card) RETURN a.id, b.id")}
+        counts = graph.relation_counts()
         ids, vectors = memory.index.all_vectors()
     p = plan(rows, ids, vectors, linked, config)
     relations = relation_review(counts, memory.embedder.embed, config)
@@ -165,21 +163,20 @@ def consolidate(memory: "Alaya", *, now: Any = None, dry_run: bool = False) -> d
     return report
 
 
-def apply(memory: "Alaya", merges: list[tuple[str, str, float]], similar: list[tuple[str, str, float]],
+def apply(memory: "Memory", merges: list[tuple[str, str, float]], similar: list[tuple[str, str, float]],
           moment: Any, indexed: set[str]) -> dict[str, int]:
     """`indexed`: the ids with an L1 row (the caller read them all for the plan)."""
     stamp = iso(moment)
     by_keep = group_merges(merges)
     # Outside the lock: the merged cards and their new vectors, from a snapshot...
-    with memory.lock.read("introspect consolidate (reading duplicates)"):
-        with memory.graph(write=False) as graph:
-            snapshot = graph.get_cards(involved_in(by_keep))
+    with memory.reading("introspect consolidate (reading duplicates)") as graph:
+        snapshot = graph.get_cards(involved_in(by_keep))
     prepared = prepare(memory, by_keep, snapshot, indexed, stamp)
     # ...applied under the write lock only if nobody changed those cards meanwhile.
-    with memory.lock.write("introspect consolidate"):
-        with memory.graph(write=True) as graph:
+    with memory.writing("introspect consolidate") as graph:
+        with graph:
             done = apply_in_graph(graph, prepared, similar, stamp)
-            append_log(memory, CURATION_LOG, done["curation"])  # before the commit: L3 → L2
+            memory.raw.append_log(CURATION_LOG, done["curation"])  # before the commit: L3 → L2
         apply_to_index(memory, prepared, done)
     return {"merged": len(done["merged"]), "similar": done["similar"], "skipped": done["skipped"]}
 
@@ -195,7 +192,7 @@ def involved_in(by_keep: dict[str, list[str]]) -> list[str]:
     return [c for keep, drops in by_keep.items() for c in [keep, *drops]]
 
 
-def prepare(memory: "Alaya", by_keep: dict[str, list[str]], snapshot: dict[str, Card], indexed: set[str],
+def prepare(memory: "Memory", by_keep: dict[str, list[str]], snapshot: dict[str, Card], indexed: set[str],
             stamp: str) -> dict[str, Any]:
     """Outside the lock: the merged cards, the new vectors of kept cards that have an L1 row, and
     the kept cards' L3 context files (which gain the dropped cards' turns)."""
@@ -244,7 +241,7 @@ def apply_in_graph(graph: Any, prepared: dict[str, Any], similar: list[tuple[str
     done = [(k, d) for d, k in mapping.items()]
     curation = [{"op": "merge", "keep": k, "drop": d, "ts": stamp} for k, d in done]
     if mapping:
-        _merge_in_graph(graph, ok, planned, current, mapping, stamp)
+        merge_in_graph(graph, ok, planned, current, mapping, stamp)
     kept = [(a, b, sim) for a, b, sim in similar if a not in mapping and b not in mapping]
     links = [link for a, b, sim in kept for link in expand_link(a, b, "SIMILAR_TO", round(sim, 4), stamp)]
     curation += [{"op": "link", "src": a, "dst": b, "rel": "SIMILAR_TO", "weight": round(s, 4), "ts": stamp}
@@ -254,7 +251,7 @@ def apply_in_graph(graph: Any, prepared: dict[str, Any], similar: list[tuple[str
             "curation": curation}
 
 
-def apply_to_index(memory: "Alaya", prepared: dict[str, Any], done: dict[str, Any]) -> None:
+def apply_to_index(memory: "Memory", prepared: dict[str, Any], done: dict[str, Any]) -> None:
     """Under the write lock, after the graph: merged-away rows go, kept cards get their new text
     and vector."""
     gone, rows, vectors = index_changes(prepared, done)
@@ -279,7 +276,7 @@ def summed_usage(cards: list[Any]) -> tuple[int, str | None]:
     return sum(c.access_count for c in cards), max(seen) if seen else None
 
 
-def _merge_in_graph(graph: Any, ok: dict[str, list[str]], planned: dict[str, Card], current: dict[str, Card],
+def merge_in_graph(graph: Any, ok: dict[str, list[str]], planned: dict[str, Card], current: dict[str, Card],
                     mapping: dict[str, str], stamp: str) -> None:
     drops = list(mapping)
     edges = card_edges(graph, drops)

@@ -1,4 +1,5 @@
-"""`alaya cron run`: run the maintenance jobs that are due (DESIGN.md §2).
+"""`alaya cron run`: run the maintenance jobs that are due (docs/architecture.md, "The lock
+protocol").
 
 One OS crontab line or OpenClaw automation calls `alaya cron run --once` often (every 15
 minutes, see cron.example.json); alaya decides from `config.cron.jobs` (cron expressions,
@@ -31,12 +32,12 @@ from ..store.fsutil import atomic_write
 
 if TYPE_CHECKING:
     from ..config import CronJobConfig
-    from ..engine import Alaya
+    from ..memory import Memory
 
-Job = Callable[["Alaya"], dict[str, Any]]
+Job = Callable[["Memory"], dict[str, Any]]
 
 
-def _introspect(memory: "Alaya") -> dict[str, Any]:
+def _introspect(memory: "Memory") -> dict[str, Any]:
     from .introspect import run
 
     report = run(memory)
@@ -46,7 +47,7 @@ def _introspect(memory: "Alaya") -> dict[str, Any]:
     return report
 
 
-def _backup(memory: "Alaya") -> dict[str, Any]:
+def _backup(memory: "Memory") -> dict[str, Any]:
     from .backup import backup
 
     return backup(memory)
@@ -117,11 +118,11 @@ def local_now() -> datetime:
 # --- running --------------------------------------------------------------------------------
 
 
-def _state_path(memory: "Alaya"):
+def _state_path(memory: "Memory"):
     return memory.dirs.state / "cron.json"
 
 
-def load_state(memory: "Alaya") -> dict[str, dict[str, Any]]:
+def load_state(memory: "Memory") -> dict[str, dict[str, Any]]:
     try:
         doc = json.loads(_state_path(memory).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -130,11 +131,11 @@ def load_state(memory: "Alaya") -> dict[str, dict[str, Any]]:
     return {k: v for k, v in (jobs or {}).items() if isinstance(v, dict)}
 
 
-def save_state(memory: "Alaya", state: dict[str, dict[str, Any]]) -> None:
+def save_state(memory: "Memory", state: dict[str, dict[str, Any]]) -> None:
     atomic_write(_state_path(memory), json.dumps({"version": 1, "jobs": state}, indent=1, sort_keys=True) + "\n")
 
 
-def run_once(memory: "Alaya", now: datetime | None = None, jobs: dict[str, Job] | None = None) -> dict[str, Any]:
+def run_once(memory: "Memory", now: datetime | None = None, jobs: dict[str, Job] | None = None) -> dict[str, Any]:
     """One pass: run what is due, remember it. Two passes never run at once (state/cron.lock)."""
     from filelock import FileLock, Timeout
 
@@ -182,7 +183,7 @@ def run_once(memory: "Alaya", now: datetime | None = None, jobs: dict[str, Job] 
         lock.release()
 
 
-def run_forever(make_memory: Callable[[], "Alaya"], report: Callable[[dict[str, Any]], None],
+def run_forever(make_memory: Callable[[], "Memory"], report: Callable[[dict[str, Any]], None],
                 stop: threading.Event | None = None, max_sleep: float = 300.0) -> None:
     """Pass after pass until SIGINT/SIGTERM (a running job finishes first). Config is re-read
     every pass; sleeps until the next job is due, at most `max_sleep` seconds."""

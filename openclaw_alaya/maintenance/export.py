@@ -22,7 +22,7 @@ from ..store.graph import CARD_FIELDS, card_from_row
 from .common import card_edges
 
 if TYPE_CHECKING:
-    from ..engine import Alaya
+    from ..memory import Memory
     from ..models import Card
 
 GRAPHML_NS = "http://graphml.graphdrawing.org/xmlns"
@@ -33,15 +33,14 @@ _EDGE_KEYS = [("rel", "string"), ("weight", "double")]
 _SAFE_TYPE = re.compile(r"[^a-z0-9_-]+")
 
 
-def export(memory: "Alaya", dest: str | Path | None = None) -> dict[str, Any]:
+def export(memory: "Memory", dest: str | Path | None = None) -> dict[str, Any]:
     memory.dirs.require()
     out = Path(dest).expanduser() if dest else memory.dirs.root / "export"
-    with memory.lock.read("export"):
-        with memory.graph(write=False) as graph:
-            fields = ", ".join(f"c.{f}" for f in CARD_FIELDS)
-            cards = [card_from_row(dict(zip(CARD_FIELDS, row)))
-                     for row in graph.query(f"MATCH (c:Card) WHERE c.title IS NOT NULL AND c.title <> '' RETURN {fields} ORDER BY c.id")]
-            edges = card_edges(graph)
+    with memory.reading("export") as graph:
+        fields = ", ".join(f"c.{f}" for f in CARD_FIELDS)
+        cards = [card_from_row(dict(zip(CARD_FIELDS, row)))
+                 for row in graph.query(f"MATCH (c:Card) WHERE c.title IS NOT NULL AND c.title <> '' RETURN {fields} ORDER BY c.id")]
+        edges = card_edges(graph)
     by_id = {c.id: c for c in cards}
     edges = [e for e in edges if e[0] in by_id and e[2] in by_id]
     ensure_dir(out)
@@ -75,7 +74,7 @@ def card_markdown(card: "Card", links: list[tuple[str, str]], by_id: dict[str, "
     return "\n".join(lines)
 
 
-def index_markdown(cards: list["Card"], folder: dict[str, str], memory: "Alaya") -> str:
+def index_markdown(cards: list["Card"], folder: dict[str, str], memory: "Memory") -> str:
     lines = ["# Alaya memory export", "", f"{len(cards)} cards from `{memory.dirs.root}`.", ""]
     by_type: dict[str, list["Card"]] = {}
     for card in cards:

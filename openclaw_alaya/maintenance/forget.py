@@ -1,4 +1,5 @@
-"""Forget (DESIGN.md §3): remove from L2 (and L1) only cards that are all of
+"""Forget (docs/architecture.md, "Cards, relations, temperature"): remove from L2 (and L1) only
+cards that are all of
 
 - COLD (after the cool-down step of the same run),
 - old: created at least `introspect.forget_min_age_days` ago, and not recalled within that time,
@@ -14,11 +15,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..store.raw import CURATION_LOG
 from .bulk import delete_cards
-from .common import CURATION_LOG, append_log, as_datetime, card_rows, iso, parse_time
+from .common import as_datetime, card_rows, iso, parse_time
 
 if TYPE_CHECKING:
-    from ..engine import Alaya
+    from ..memory import Memory
 
 def depended_on(graph: Any) -> set[str]:
     """Cards some other card depends on: targets of DEPENDS_ON / CAUSED_BY, sources of CAUSES."""
@@ -42,24 +44,23 @@ def eligible(rows: list[Any], protected: set[str], now: Any, config: Any) -> lis
     return chosen
 
 
-def forget(memory: "Alaya", *, now: Any = None, dry_run: bool = False) -> dict[str, Any]:
+def forget(memory: "Memory", *, now: Any = None, dry_run: bool = False) -> dict[str, Any]:
     moment = as_datetime(now)
     config = memory.config.introspect
-    with memory.lock.read("introspect forget (reading cards)"):
-        with memory.graph(write=False) as graph:
-            rows = card_rows(graph)
-            protected = depended_on(graph)
+    with memory.reading("introspect forget (reading cards)") as graph:
+        rows = card_rows(graph)
+        protected = depended_on(graph)
     chosen = eligible(rows, protected, moment, config)
     cold = sum(1 for r in rows if r.tier == "COLD")
     report: dict[str, Any] = {"cold": cold, "eligible": len(chosen), "forgotten": 0, "cards": chosen[:50]}
     if dry_run or not chosen:
         return report
     stamp = iso(moment)
-    with memory.lock.write("introspect forget"):
-        with memory.graph(write=True) as graph:
+    with memory.writing("introspect forget") as graph:
+        with graph:
             # re-check under the lock: a card recalled, warmed up or newly depended on stays
             now_chosen = eligible(card_rows(graph, chosen), depended_on(graph), moment, config)
-            append_log(memory, CURATION_LOG, [{"op": "forget", "card": c, "ts": stamp} for c in now_chosen])
+            memory.raw.append_log(CURATION_LOG, [{"op": "forget", "card": c, "ts": stamp} for c in now_chosen])
             delete_cards(graph, now_chosen)
         memory.index.delete_cards(now_chosen)
     report["forgotten"] = len(now_chosen)

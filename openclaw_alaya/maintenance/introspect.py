@@ -1,4 +1,5 @@
-"""`alaya introspect`: scheduled maintenance as a sequence of steps (DESIGN.md §2, §6).
+"""`alaya introspect`: scheduled maintenance as a sequence of steps (docs/architecture.md, "The
+lock protocol" and "Plugins and hooks").
 
 Steps come from the `introspect` hook, so a plugin (or the full maintenance of a later issue:
 consolidate, cool, forget) adds its own. Built in: distill the sessions left pending (one by
@@ -9,26 +10,22 @@ step is timed and reported; a failing step does not stop the next ones.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..bridge import summary
+from ..errors import InputError
+from ..plugins import get_plugin_manager
+from .steps import DRY_RUN_STEPS, Step, using
+
 if TYPE_CHECKING:
-    from ..engine import Alaya
-
-
-@dataclass
-class Step:
-    name: str
-    run: Callable[["Alaya"], dict[str, Any] | None]
-    order: int = 50
+    from ..memory import Memory
 
 
 def default_steps() -> list[Step]:
     return [Step("distill-pending", distill_pending, order=10), Step("refresh-summary", refresh_summary, order=90)]
 
 
-def distill_pending(memory: "Alaya") -> dict[str, Any]:
+def distill_pending(memory: "Memory") -> dict[str, Any]:
     done, cards, failed = 0, 0, []
     for row in memory.pending_sessions():
         try:
@@ -41,25 +38,18 @@ def distill_pending(memory: "Alaya") -> dict[str, Any]:
     return {"sessions": done, "cards": cards, "failed": failed}
 
 
-def refresh_summary(memory: "Alaya") -> dict[str, Any]:
-    from ..bridge import summary
-
-    with memory.lock.read("introspect (agents)"):
-        with memory.graph(write=False) as graph:
-            agents = sorted({s["agent_id"] or "shared" for s in graph.sessions()})
+def refresh_summary(memory: "Memory") -> dict[str, Any]:
+    with memory.reading("introspect (agents)") as graph:
+        agents = sorted({s["agent_id"] or "shared" for s in graph.sessions()})
     scopes = sorted(set(agents) | set(summary.cached_scopes(memory)) | {"shared"})
     refreshed = summary.refresh(memory, scopes)
     return {"scopes": len(refreshed)}
 
 
-def run(memory: "Alaya", *, steps: list[str] | None = None, dry_run: bool = False, now: Any = None) -> dict[str, Any]:
+def run(memory: "Memory", *, steps: list[str] | None = None, dry_run: bool = False, now: Any = None) -> dict[str, Any]:
     """Run every step in order (or only the named `steps`); the report says what each did or
     why it failed. `dry_run`: steps that support it report what they would do, others are
     skipped; `now` (datetime, timestamp or ISO string) is the clock the maintenance steps use."""
-    from ..errors import InputError
-    from .steps import DRY_RUN_STEPS, using
-    from ..plugins import get_plugin_manager
-
     memory.dirs.require()
     found: list[Step] = []
     for result in get_plugin_manager().hook.introspect(memory=memory):

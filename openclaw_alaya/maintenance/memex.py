@@ -24,14 +24,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import redact
-from ..distill.plan import card_id, index_row, index_text
+from ..distill.plan import card_id
 from ..errors import InputError
-from ..models import Card, Link, Session, SourceRef, Turn
-from ..relations import relation_description
+from ..models import (
+    Card,
+    Link,
+    Session,
+    SourceRef,
+    Turn,
+    index_row,
+    index_text,
+    relation_description,
+)
 from .common import iso
 
 if TYPE_CHECKING:
-    from ..engine import Alaya
+    from ..memory import Memory
 
 FORMAT = "memex"
 RELATION = "RELATES_TO"
@@ -147,7 +155,7 @@ def known_notes(graph: Any) -> dict[str, str]:
     return {str(t).lower(): cid for cid, title, stitle in rows for t in (title, stitle) if t}
 
 
-def import_memex(memory: "Alaya", folder: str | Path, *, agent_id: str = "shared") -> dict[str, Any]:
+def import_memex(memory: "Memory", folder: str | Path, *, agent_id: str = "shared") -> dict[str, Any]:
     memory.dirs.require()
     root = Path(folder).expanduser()
     if not root.is_dir():
@@ -167,18 +175,17 @@ def import_memex(memory: "Alaya", folder: str | Path, *, agent_id: str = "shared
     # what L2/L1 may see (L3 keeps the original when `redaction.redact_raw` is off)
     derived = [redact.for_derived(memory, s) for s, _ in sessions]
     notes = [(s, card_for(s, stamp)) for s in derived]
-    with memory.lock.read("import-memex (known notes)"):
-        with memory.graph(write=False) as graph:
-            known = known_notes(graph)
+    with memory.reading("import-memex (known notes)") as graph:
+        known = known_notes(graph)
     links, unresolved = links_for(notes, known, stamp)
     vectors = memory.embedder.embed([index_text(c) for _, c in notes]) if notes else None
     rel_vector = memory.embedder.embed([relation_description(RELATION)])
-    with memory.lock.write(f"import-memex {root}"):
+    with memory.writing(f"import-memex {root}") as graph:
         for (session, changed), clean in zip(sessions, derived):
             if changed:
                 memory.raw.write(session)
             memory.raw.write_context(card_id(session.id, "memex"), session.id, [clean.turns[-1]])
-        with memory.graph(write=True) as graph:
+        with graph:
             for clean in derived:
                 graph.upsert_session(_session_row(clean, str(memory.raw.find(clean.id)), stamp))
             apply_notes(graph, notes, links)

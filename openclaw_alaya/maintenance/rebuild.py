@@ -1,4 +1,5 @@
-"""`alaya rebuild`: re-derive L2 (graph) and L1 (index) from L3 (DESIGN.md §1).
+"""`alaya rebuild`: re-derive L2 (graph) and L1 (index) from L3 (docs/architecture.md, "Data
+layout").
 
 1. Outside the lock, a new graph and index are built in `<data dir>/.rebuild-<stamp>/`: every
    session in `raw/sessions` distilled from its first turn (notes imported with
@@ -28,18 +29,25 @@ import numpy as np
 import pyarrow as pa
 
 from .. import redact
-from ..distill.plan import DistillPlan, apply, index_row, index_text, prepare
+from ..distill.plan import DistillPlan, apply, prepare
 from ..errors import AlayaError
-from ..store.graph import GraphStore
-from ..models import CORE_RELATIONS
+from ..models import (
+    CORE_RELATIONS,
+    expand_link,
+    index_row,
+    index_text,
+    is_custom,
+    relation_description,
+)
 from ..progress import progress
-from ..relations import expand_link, is_custom, relation_description
+from ..store.graph import GraphStore
+from ..store.raw import CURATION_LOG, LINKS_LOG, read_log
 from . import memex
 from .bulk import set_cards
-from .common import CURATION_LOG, LINKS_LOG, as_datetime, card_rows, iso, log_path, read_log
+from .common import as_datetime, card_rows, iso
 
 if TYPE_CHECKING:
-    from ..engine import Alaya
+    from ..memory import Memory
 
 _BATCH_CARDS = 2000
 _ATTEMPTS = 3
@@ -62,28 +70,27 @@ class _Contexts:
             self.write_context(card_id, session_id, turns)
 
 
-def fingerprint(memory: "Alaya") -> list[Any]:
+def fingerprint(memory: "Memory") -> list[Any]:
     files = [memory.raw.sessions_dir / m / f for m in sorted(os.listdir(memory.raw.sessions_dir))
              if (memory.raw.sessions_dir / m).is_dir() for f in sorted(os.listdir(memory.raw.sessions_dir / m))] \
         if memory.raw.sessions_dir.is_dir() else []
-    logs = [log_path(memory, LINKS_LOG), log_path(memory, CURATION_LOG)]
+    logs = [memory.raw.log_path(LINKS_LOG), memory.raw.log_path(CURATION_LOG)]
     return [(str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in [*files, *logs] if p.exists()]
 
 
-def rebuild(memory: "Alaya", *, now: Any = None) -> dict[str, Any]:
+def rebuild(memory: "Memory", *, now: Any = None) -> dict[str, Any]:
     memory.dirs.require()
     moment = as_datetime(now)
     for _attempt in range(_ATTEMPTS):
         before = fingerprint(memory)
-        with memory.lock.read("rebuild (usage of the old graph)"):
-            with memory.graph(write=False) as graph:
-                usage = {r.id: r for r in card_rows(graph)}
+        with memory.reading("rebuild (usage of the old graph)") as graph:
+            usage = {r.id: r for r in card_rows(graph)}
         work = memory.dirs.root / f".rebuild-{time.time_ns()}"
         work.mkdir(mode=0o700)
         try:
             report = build(memory, work, usage, moment)
             old = memory.dirs.root / f".rebuild-old-{time.time_ns()}"
-            with memory.lock.write("rebuild (swap in the new graph and index)"):
+            with memory.writing("rebuild (swap in the new graph and index)"):
                 if fingerprint(memory) != before:
                     continue  # L3 changed while building: build again from the new truth
                 old.mkdir(mode=0o700)
@@ -92,7 +99,7 @@ def rebuild(memory: "Alaya", *, now: Any = None) -> dict[str, Any]:
                         os.replace(memory.dirs.root / name, old / name)
                 for name in ("graph.kuzu", "lancedb"):
                     os.replace(work / name, memory.dirs.root / name)
-            memory.__dict__.pop("index", None)  # the cached L1 handle points at the old tables
+            memory.reopen_index()  # the cached L1 handle points at the old tables
             shutil.rmtree(old, ignore_errors=True)
             return report
         finally:
@@ -100,7 +107,7 @@ def rebuild(memory: "Alaya", *, now: Any = None) -> dict[str, Any]:
     raise AlayaError(f"{memory.dirs.root}: raw sessions kept changing during rebuild; try again when it is quieter")
 
 
-def build(memory: "Alaya", work: Path, usage: dict[str, Any], moment: Any) -> dict[str, Any]:
+def build(memory: "Memory", work: Path, usage: dict[str, Any], moment: Any) -> dict[str, Any]:
     from ..providers import make_distiller
     from ..store.vectors import VectorStore
 
@@ -166,14 +173,14 @@ def _apply_batch(batch: list[DistillPlan], graph: GraphStore, contexts: Any, ind
     report["links"] += links
 
 
-def _replay(memory: "Alaya", graph: GraphStore, index: Any, stamp: str) -> dict[str, int]:
+def _replay(memory: "Memory", graph: GraphStore, index: Any, stamp: str) -> dict[str, int]:
     """The L3 logs in time order: manual links, then the resolver's and introspect's merges,
     links (CONTRADICTS, SIMILAR_TO), supersedes (`valid_until`) and forgets."""
     from ..distill.resolver import merged_card
-    from .consolidate import _merge_in_graph
+    from .consolidate import merge_in_graph
 
-    records = [{**r, "op": r.get("op", "link"), "_manual": True} for r in read_log(log_path(memory, LINKS_LOG))]
-    records += read_log(log_path(memory, CURATION_LOG))
+    records = [{**r, "op": r.get("op", "link"), "_manual": True} for r in read_log(memory.raw.log_path(LINKS_LOG))]
+    records += read_log(memory.raw.log_path(CURATION_LOG))
     records.sort(key=lambda r: str(r.get("ts") or ""))
     done = {"link": 0, "merge": 0, "forget": 0, "supersede": 0, "skipped": 0}
     customs: set[str] = set()
@@ -195,7 +202,7 @@ def _replay(memory: "Alaya", graph: GraphStore, index: Any, stamp: str) -> dict[
                 done["skipped"] += 1
                 continue
             merged = merged_card(keep, [drop], r.get("ts") or stamp)
-            _merge_in_graph(graph, {keep.id: [drop.id]}, {keep.id: merged}, cards, {drop.id: keep.id}, r.get("ts") or stamp)
+            merge_in_graph(graph, {keep.id: [drop.id]}, {keep.id: merged}, cards, {drop.id: keep.id}, r.get("ts") or stamp)
             index.delete_cards([drop.id])
             index.upsert_cards([index_row(merged)], memory.embedder.embed([index_text(merged)]))
             done["merge"] += 1

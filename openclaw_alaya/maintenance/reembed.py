@@ -20,15 +20,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..distill.plan import index_row, index_text
 from ..errors import AlayaError
-from ..models import CORE_RELATIONS
-from ..distill.batch import read_pending, write_pending
+from ..models import CORE_RELATIONS, index_row, index_text, relation_description
 from ..progress import progress
-from ..relations import relation_description
+from ..providers import read_pending, write_pending
+from .steps import Step
 
 if TYPE_CHECKING:
-    from ..engine import Alaya
+    from ..memory import Memory
 
 _ATTEMPTS = 3
 _CHUNK = 1000  # texts per embed() call (the embedder batches and parallelises inside)
@@ -39,13 +38,12 @@ def _indexed_ids(graph: Any) -> list[str]:
     return [r[0] for r in graph.query("MATCH (c:Card) WHERE c.tier IS NULL OR c.tier <> 'COLD' RETURN c.id ORDER BY c.id")]
 
 
-def _indexed_cards(memory: "Alaya") -> tuple[list[Any], list[str]]:
+def _indexed_cards(memory: "Memory") -> tuple[list[Any], list[str]]:
     """Cards that belong in L1 (not COLD) and every relation name in use (read lock)."""
-    with memory.lock.read("reembed (reading cards)"):
-        with memory.graph(write=False) as graph:
-            ids = _indexed_ids(graph)
-            cards = graph.get_cards(ids)
-            names = sorted(set(CORE_RELATIONS) | set(graph.relation_counts()))
+    with memory.reading("reembed (reading cards)") as graph:
+        ids = _indexed_ids(graph)
+        cards = graph.get_cards(ids)
+        names = sorted(set(CORE_RELATIONS) | set(graph.relation_counts()))
     return [cards[i] for i in ids if i in cards], names
 
 
@@ -58,7 +56,7 @@ def embed_all(embedder: Any, texts: list[str], what: str) -> np.ndarray:
     return np.concatenate(out) if out else np.zeros((0, embedder.dim), dtype=np.float32)
 
 
-def reembed(memory: "Alaya") -> dict[str, Any]:
+def reembed(memory: "Memory") -> dict[str, Any]:
     from ..store.vectors import VectorStore
 
     memory.dirs.require()
@@ -78,8 +76,8 @@ def reembed(memory: "Alaya") -> dict[str, Any]:
                 chunk = cards[start : start + 5000]
                 index.upsert_cards([index_row(c) for c in chunk], vectors[start : start + len(chunk)])
             index.upsert_relations(rel_rows, rel_vectors)
-            with memory.lock.write("reembed (swap in the new index)"):
-                with memory.graph(write=False) as graph:
+            with memory.writing("reembed (swap in the new index)", change_graph=False) as graph:
+                with graph:
                     now = _indexed_ids(graph)
                 if now != [c.id for c in cards]:
                     continue  # cards changed while embedding: embed again (cached texts are free)
@@ -87,7 +85,7 @@ def reembed(memory: "Alaya") -> dict[str, Any]:
                     os.replace(memory.dirs.lancedb, old)
                 os.replace(work, memory.dirs.lancedb)
                 write_pending(memory, [])
-            memory.__dict__.pop("index", None)
+            memory.reopen_index()
             shutil.rmtree(old, ignore_errors=True)
             return {"embedder": embedder.id, "dim": embedder.dim, "cards": len(cards), "relations": len(rel_rows),
                     "seconds": round(time.monotonic() - started, 2)}
@@ -96,14 +94,13 @@ def reembed(memory: "Alaya") -> dict[str, Any]:
     raise AlayaError(f"{memory.dirs.root}: cards kept changing during reembed; try again when it is quieter")
 
 
-def embed_pending(memory: "Alaya") -> dict[str, Any]:
+def embed_pending(memory: "Memory") -> dict[str, Any]:
     """Introspect step: vectors for cards stored while the embedder was down, and for relation
     names that have none yet."""
     pending = read_pending(memory)
-    with memory.lock.read("introspect (pending embeddings)"):
-        with memory.graph(write=False) as graph:
-            cards = graph.get_cards(pending) if pending else {}
-            used = set(graph.relation_counts())
+    with memory.reading("introspect (pending embeddings)") as graph:
+        cards = graph.get_cards(pending) if pending else {}
+        used = set(graph.relation_counts())
         known = set(memory.index.relation_vectors())
     names = sorted((used | set(CORE_RELATIONS)) - known)
     if not pending and not names:
@@ -112,8 +109,8 @@ def embed_pending(memory: "Alaya") -> dict[str, Any]:
     vectors = memory.embedder.embed([index_text(c) for c in todo]) if todo else None  # raises while still down
     rel_rows = [{"name": n, "description": relation_description(n)} for n in names]
     rel_vectors = memory.embedder.embed([r["description"] for r in rel_rows]) if rel_rows else None
-    with memory.lock.write("introspect (pending embeddings)"):
-        with memory.graph(write=False) as graph:
+    with memory.writing("introspect (pending embeddings)", change_graph=False) as graph:
+        with graph:
             still = graph.get_cards([c.id for c in todo])
         rows = [(i, c) for i, c in enumerate(todo) if c.id in still]
         if rows:
@@ -125,28 +122,5 @@ def embed_pending(memory: "Alaya") -> dict[str, Any]:
     return {"cards": len(rows), "relations": len(rel_rows)}
 
 
-def introspect_steps() -> list[Any]:
-    from .introspect import Step
-
+def introspect_steps() -> list[Step]:
     return [Step("embed-pending", embed_pending, order=15)]
-
-
-# --- CLI ------------------------------------------------------------------------------------
-
-
-def add_commands(sub: Any, command: Any) -> None:
-    command("reembed", cmd_reembed, "rebuild the vector index (L1) with the configured embedder")
-
-
-def cmd_reembed(args: Any) -> int:
-    import json
-
-    from ..engine import Alaya
-
-    report = reembed(Alaya(args.data_dir))
-    if args.json:
-        print(json.dumps(report, indent=2))
-    else:
-        print(f"re-embedded {report['cards']} cards and {report['relations']} relation names with "
-              f"{report['embedder']} ({report['dim']} dims) in {report['seconds']}s")
-    return 0

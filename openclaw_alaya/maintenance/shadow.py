@@ -26,11 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..store.fsutil import DIR_MODE, FILE_MODE, _fsync_dir
+from ..store.fsutil import DIR_MODE, FILE_MODE, fsync_dir
 from ..store.graph import GraphStore, version
 
 if TYPE_CHECKING:
-    from ..engine import Alaya
+    from ..memory import Memory
 
 _PREFIX = ".introspect-graph-"
 Identity = tuple[Any, ...]
@@ -58,12 +58,12 @@ class Copy:
         return self.folder / self.target.name
 
     def open(self) -> GraphStore:
-        """Read-write, one transaction (as `Alaya.graph(write=True)`), no lock: the copy is ours."""
+        """Read-write, one transaction (as `Memory.writing` opens the graph), no lock: the copy is ours."""
         return GraphStore(self.path, read_only=False, atomic=True)
 
     def sync(self) -> None:
         """Make the applied copy durable before the lock, so the swap under it is only a rename."""
-        _fsync_dir(self.path)
+        fsync_dir(self.path)
 
     def unchanged(self) -> bool:
         """Under the write lock: no writer touched the graph since the copy, and the copy is
@@ -73,18 +73,18 @@ class Copy:
     def install(self) -> None:
         """Under the write lock, after `unchanged`: the copy becomes the graph, atomically."""
         os.replace(self.path, self.target)
-        _fsync_dir(self.target.parent)
+        fsync_dir(self.target.parent)
 
     def discard(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def take(memory: "Alaya") -> Copy | None:
+def take(memory: "Memory") -> Copy | None:
     """A copy of the graph taken under a read-lock hold of its own; None when it cannot be
     copied now (a WAL waits, or the disk refuses): the batch is then applied in place."""
     root, graph = memory.dirs.root, memory.dirs.graph
     sweep(root)
-    with memory.lock.read("introspect (copying the graph)"):
+    with memory.reading("introspect (copying the graph)"):
         base = identity(graph)
         if base is None:
             return None

@@ -1,5 +1,6 @@
-"""What `alaya status` adds to the engine's counts (seed §4.9): per-layer counts, sizes on
-disk, cards per tier, a temperature histogram, and the access log not yet folded in."""
+"""`alaya status`, assembled in one place (seed §4.9): counts per layer, sessions waiting to be
+distilled, the providers and what they spent, cards per tier, a temperature histogram, sizes
+on disk, the access log not yet folded in, and how many secrets were redacted."""
 
 from __future__ import annotations
 
@@ -7,11 +8,13 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import redact
+from ..providers import read_pending, read_usage
 from . import access
 from .temperature import histogram
 
 if TYPE_CHECKING:
-    from ..engine import Alaya
+    from ..memory import Memory
 
 
 def size_of(path: Path) -> int:
@@ -27,11 +30,31 @@ def size_of(path: Path) -> int:
     return total
 
 
-def details(memory: "Alaya") -> dict[str, Any]:
-    with memory.lock.read("status (tiers)"):
-        with memory.graph(write=False) as graph:
-            tiers = dict(graph.query("MATCH (c:Card) RETURN c.tier, count(*)"))
-            temps = [r[0] for r in graph.query("MATCH (c:Card) RETURN c.temperature") if r[0] is not None]
+def status(memory: "Memory") -> dict[str, Any]:
+    memory.dirs.require()
+    with memory.reading("status") as graph:
+        counts = graph.counts()
+        pending = sum(1 for s in graph.sessions() if (s["distilled_turns"] or 0) < (s["turn_count"] or 0))
+        indexed = memory.index.card_count()
+    return {
+        "data_dir": str(memory.dirs.root),
+        **counts,
+        "pending_sessions": pending,
+        "indexed_cards": indexed,
+        "embedder": memory.embedder.id,
+        "distiller": memory.config.distill.llm_provider,
+        "pending_embeddings": len(read_pending(memory)),  # cards stored while the embedder was down
+        "llm_usage": read_usage(memory),  # model tokens and requests spent so far
+        **details(memory),
+        "redaction": redact.status(memory),
+    }
+
+
+def details(memory: "Memory") -> dict[str, Any]:
+    """Tiers, temperatures, per-layer counts and sizes."""
+    with memory.reading("status (tiers)") as graph:
+        tiers = dict(graph.query("MATCH (c:Card) RETURN c.tier, count(*)"))
+        temps = [r[0] for r in graph.query("MATCH (c:Card) RETURN c.temperature") if r[0] is not None]
     root = memory.dirs.root
     raw_sessions = memory.raw.session_ids()
     contexts = len(list(memory.raw.contexts_dir.glob("*.json"))) if memory.raw.contexts_dir.is_dir() else 0

@@ -20,15 +20,16 @@ each reports its own part.
 from __future__ import annotations
 
 import contextvars
-import importlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+from . import access, batch, buckets, consolidate, forget, temperature
+
 if TYPE_CHECKING:
-    from ..engine import Alaya
+    from ..memory import Memory
 
 
 @dataclass(frozen=True)
@@ -55,12 +56,17 @@ def using(*, now: Any = None, dry_run: bool = False, steps: Any = None) -> Itera
         _options.reset(token)
 
 
-def _batched(memory: "Alaya", name: str) -> dict[str, Any] | None:
+@dataclass
+class Step:
+    name: str
+    run: Callable[["Memory"], dict[str, Any] | None]
+    order: int = 50
+
+
+def _batched(memory: "Memory", name: str) -> dict[str, Any] | None:
     """When introspect runs two or more of consolidate, fold-access, cool-down and forget (and
     not as a dry run), the first of them plans and applies them all in one write-lock hold
     (batch.py) and each step reports its own part; None: run the step on its own."""
-    from . import batch
-
     o = current()
     names = (o.steps or frozenset()) & set(batch.STEPS)
     if o.dry_run or len(names) < 2 or name not in names:
@@ -76,48 +82,43 @@ def _batched(memory: "Alaya", name: str) -> dict[str, Any] | None:
     return o.shared["reports"][name]
 
 
-def _batchable(name: str, module: str, function: str) -> Callable[["Alaya"], dict[str, Any]]:
+def _batchable(name: str, function: Callable[..., dict[str, Any]]) -> Callable[["Memory"], dict[str, Any]]:
     """A step that takes its report from the shared one-hold batch when the run has one, and
-    otherwise runs `module.function(memory, now=…, dry_run=…)` on its own."""
+    otherwise runs `function(memory, now=…, dry_run=…)` on its own."""
 
-    def run(memory: "Alaya") -> dict[str, Any]:
+    def run(memory: "Memory") -> dict[str, Any]:
         batched = _batched(memory, name)
         if batched is not None:
             return batched
         options = current()
-        step = getattr(importlib.import_module(f".{module}", __package__), function)
-        return step(memory, now=options.now, dry_run=options.dry_run)
+        return function(memory, now=options.now, dry_run=options.dry_run)
 
     return run
 
 
-_consolidate = _batchable("consolidate", "consolidate", "consolidate")
-_fold = _batchable("fold-access", "access", "fold")
-_cool = _batchable("cool-down", "temperature", "cool_down")
-_forget = _batchable("forget", "forget", "forget")
+_consolidate = _batchable("consolidate", consolidate.consolidate)
+_fold = _batchable("fold-access", access.fold)
+_cool = _batchable("cool-down", temperature.cool_down)
+_forget = _batchable("forget", forget.forget)
 
 
-def _optimize(memory: "Alaya") -> dict[str, Any]:
+def _optimize(memory: "Memory") -> dict[str, Any]:
     """Compaction under the shared lock: readers go on (LanceDB is versioned), writers wait, and
     versions younger than an hour are kept for readers that opened them."""
     if current().dry_run:
         return {"dry_run": True}
-    with memory.lock.read("introspect optimize"):
+    with memory.reading("introspect optimize"):
         memory.index.optimize(cleanup_older_than=timedelta(hours=1))
         rows = memory.index.card_count()
     return {"tables": 2, "card_rows": rows}
 
 
-def _buckets(memory: "Alaya") -> dict[str, Any]:
-    from .buckets import refresh
-
+def _buckets(memory: "Memory") -> dict[str, Any]:
     o = current()
-    return refresh(memory, now=o.now, dry_run=o.dry_run)
+    return buckets.refresh(memory, now=o.now, dry_run=o.dry_run)
 
 
-def maintenance_steps() -> list[Any]:
-    from .introspect import Step
-
+def maintenance_steps() -> list[Step]:
     return [
         Step("consolidate", _consolidate, order=20),
         Step("fold-access", _fold, order=30),

@@ -1,4 +1,5 @@
-"""Cool down: every card's temperature recomputed, tiers reassigned (DESIGN.md §3).
+"""Cool down: every card's temperature recomputed, tiers reassigned (docs/architecture.md,
+"Cards, relations, temperature").
 
     temperature = recency × frequency × relevance                       (each in [0, 1])
 
@@ -32,14 +33,13 @@ import numpy as np
 import pyarrow as pa
 
 from ..config import TemperatureConfig
-from ..distill.plan import index_row, index_text
+from ..models import index_row, index_text
 from .bulk import set_cards
 from .common import CardRow, as_datetime, card_rows, parse_time, present_ids
 
 if TYPE_CHECKING:
-    from ..engine import Alaya
+    from ..memory import Memory
 
-TIERS = ("HOT", "WARM", "COLD")
 _SUPERSEDED_RELEVANCE = 0.5
 
 
@@ -108,13 +108,12 @@ def plan(rows: list[CardRow], indexed: set[str], now: datetime, config: Temperat
     }
 
 
-def cool_down(memory: "Alaya", *, now: Any = None, dry_run: bool = False) -> dict[str, Any]:
+def cool_down(memory: "Memory", *, now: Any = None, dry_run: bool = False) -> dict[str, Any]:
     """Recompute temperatures and tiers; COLD cards leave L1, warmed-up ones come back."""
     moment = as_datetime(now)
     config = memory.config.temperature
-    with memory.lock.read("introspect cool-down (reading cards)"):
-        with memory.graph(write=False) as graph:
-            rows = card_rows(graph)
+    with memory.reading("introspect cool-down (reading cards)") as graph:
+        rows = card_rows(graph)
         indexed = set(memory.index.card_ids())
     p = plan(rows, indexed, moment, config)
     report = {
@@ -130,12 +129,11 @@ def cool_down(memory: "Alaya", *, now: Any = None, dry_run: bool = False) -> dic
         return report
     restore: list[Any] = []
     if p["add_rows"]:
-        with memory.lock.read("introspect cool-down (cards to re-index)"):
-            with memory.graph(write=False) as graph:
-                restore = list(graph.get_cards(p["add_rows"]).values())
+        with memory.reading("introspect cool-down (cards to re-index)") as graph:
+            restore = list(graph.get_cards(p["add_rows"]).values())
     vectors = memory.embedder.embed([index_text(card) for card in restore]) if restore else None
-    with memory.lock.write("introspect cool-down"):
-        with memory.graph(write=True) as graph:
+    with memory.writing("introspect cool-down") as graph:
+        with graph:
             apply_updates(graph, p["updates"])
             present = present_ids(graph, [c.id for c in restore])
         memory.index.delete_cards(p["drop_rows"])

@@ -1,4 +1,4 @@
-"""`alaya verify`: compare the layers (DESIGN.md §1: L3 is the truth).
+"""`alaya verify`: compare the layers (docs/architecture.md, "Data layout": L3 is the truth).
 
 Problems found, each as `{"kind", "card"?, "session"?, "detail"}`:
 
@@ -9,7 +9,7 @@ Problems found, each as `{"kind", "card"?, "session"?, "detail"}`:
 - `orphan_edge`: an edge to or from a card that does not exist (a node with no content, left by
   a partial write or a hand edit);
 - `no_provenance`: a card with no sources and no EXTRACTED_FROM edge;
-- what `journal.check` finds (the disagreements crash recovery repairs): `session_not_in_l2`
+- what `recovery.check` finds (the disagreements crash recovery repairs): `session_not_in_l2`
   (a session file in L3 with no Session node), `stale_session` (a Session node whose turn
   counts disagree with its file), `interrupted_write` (a write that did not finish).
 
@@ -21,23 +21,22 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from ..store import journal
+from ..ingest import recovery
 from .common import card_edges
 
 if TYPE_CHECKING:
-    from ..engine import Alaya
+    from ..memory import Memory
 
 
-def verify(memory: "Alaya") -> dict[str, Any]:
+def verify(memory: "Memory") -> dict[str, Any]:
     memory.dirs.require()
-    with memory.lock.read("verify"):
-        with memory.graph(write=False) as graph:
-            cards = graph.query("MATCH (c:Card) RETURN c.id, c.tier, c.sources, c.title, c.created_at")
-            extracted = graph.query("MATCH (c:Card)-[:EXTRACTED_FROM]->(s:Session) RETURN c.id, s.id")
-            edges = card_edges(graph)
+    with memory.reading("verify") as graph:
+        cards = graph.query("MATCH (c:Card) RETURN c.id, c.tier, c.sources, c.title, c.created_at")
+        extracted = graph.query("MATCH (c:Card)-[:EXTRACTED_FROM]->(s:Session) RETURN c.id, s.id")
+        edges = card_edges(graph)
         indexed = set(memory.index.card_ids())
         sessions = set(memory.raw.session_ids())
-        problems: list[dict[str, Any]] = journal.check(memory)
+        problems: list[dict[str, Any]] = recovery.check(memory)
     real = {cid for cid, _tier, _src, title, created in cards if title and created}
     tiers = {cid: tier or "WARM" for cid, tier, *_ in cards}
     cited: dict[str, set[str]] = {}

@@ -1,6 +1,6 @@
-"""Recall as navigation (DESIGN.md §5): find entry cards by words and meaning, walk the chosen
-relations, and tell the caller how far each card is from what was asked (`h_distance`) and
-which relations lead further (`explorable`).
+"""Recall as navigation (docs/architecture.md, "The recall path"): find entry cards by words and
+meaning, walk the chosen relations, and tell the caller how far each card is from what was
+asked (`h_distance`) and which relations lead further (`explorable`).
 
 Scoring, in short:
 - entry cards: reciprocal-rank fusion of full-text (BM25), vector and entity-name matches,
@@ -23,12 +23,11 @@ from pydantic import BaseModel, Field
 
 from ..config import RecallConfig
 from ..embedding import Embedder
-from ..distill.plan import now_iso
 from ..errors import AlayaError, NotFoundError
+from ..models import Card, Explorable, RecallNode, RecallResult, now_iso
 from ..store.snapshot import GraphView
-from ..models import Card, Explorable, RecallNode, RecallResult
-from ..text import estimate_tokens
 from ..store.vectors import VectorStore
+from ..text import estimate_tokens
 
 SHARED_SCOPE = "shared"
 _SUPERSEDED_PENALTY = 0.5
@@ -97,7 +96,8 @@ class Recaller:
 
     def _embed(self, text: str) -> np.ndarray | None:
         """The query's vector, or None when the embedder is unavailable (a remote one down):
-        recall then runs on full-text search and the graph alone (DESIGN.md §4)."""
+        recall then runs on full-text search and the graph alone (docs/architecture.md,
+        "Providers")."""
         try:
             return self.embedder.embed([text])[0]
         except AlayaError:

@@ -1,4 +1,5 @@
-"""Where everything lives in a data directory (DESIGN.md §1), in one place."""
+"""Where everything lives in a data directory (docs/architecture.md, "Data layout"), in one
+place."""
 
 from __future__ import annotations
 

@@ -40,7 +40,7 @@ def atomic_write(path: Path, data: bytes | str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
 
 
 def atomic_write_many(items: list[tuple[Path, bytes | str]]) -> None:
@@ -77,7 +77,7 @@ def atomic_write_many(items: list[tuple[Path, bytes | str]]) -> None:
     for tmp, path in staged:
         os.replace(tmp, path)
     for folder in dict.fromkeys(path.parent for _, path in staged):
-        _fsync_dir(folder)
+        fsync_dir(folder)
 
 
 _SYNCFS_MIN_FILES = 8
@@ -110,7 +110,7 @@ def append_line(path: Path, line: str) -> None:
         os.close(fd)
 
 
-def _fsync_dir(path: Path) -> None:
+def fsync_dir(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)

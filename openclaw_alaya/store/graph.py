@@ -1,8 +1,9 @@
 """L2: the card graph in Kuzu (`graph.kuzu`).
 
 A GraphStore is opened inside the data directory lock and closed before the lock is released
-(DESIGN.md §2): read-only under the shared lock, read-write under the exclusive one. Card and
-Session nodes, core relation tables, and one CUSTOM table whose `type` names the relation.
+(docs/architecture.md, "The lock protocol"): read-only under the shared lock, read-write under
+the exclusive one. Card and Session nodes, core relation tables, and one CUSTOM table whose
+`type` names the relation.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from typing import Any
 
 import kuzu
 
-from .fsutil import FILE_MODE
 from ..models import CORE_RELATIONS, Card, Link, SourceRef
+from .fsutil import FILE_MODE
 
 CARD_RELATIONS = [r for r in CORE_RELATIONS if r != "EXTRACTED_FROM"]
 CUSTOM = "CUSTOM"
@@ -160,34 +161,52 @@ def _bump_generation(path: Path) -> None:
 
 
 class GraphStore:
-    """One open Kuzu database. Use as a context manager so it is always closed in the lock."""
+    """Kuzu over `graph.kuzu`, opened on first use and closed by `close` or the end of a `with`
+    block. `Memory.reading` and `Memory.writing` hand one out inside the lock, so Kuzu is only
+    ever open under it, and not at all when a hold does not touch the graph."""
 
     def __init__(self, path: Path, *, read_only: bool, atomic: bool = False) -> None:
-        if not read_only:
-            _bump_generation(path)  # before any change: a reader's snapshot must not outlive it
-        self._db = kuzu.Database(str(path), read_only=read_only, buffer_pool_size=_BUFFER_POOL_BYTES)
-        self._conn = kuzu.Connection(self._db)
+        self.path = path
+        self.read_only = read_only
         self._atomic = atomic and not read_only
+        self._open: tuple[Any, Any] | None = None  # (database, connection) while open
         self._prepared: dict[str, Any] = {}
         self._cards_total: int | None = None
 
+    @property
+    def _conn(self) -> Any:
+        """The connection, opening the database first if needed. With `atomic`, everything
+        until `close` is one transaction: committed on a normal close, rolled back on an
+        exception, and never half-applied by a crash (store/journal.py)."""
+        if self._open is None:
+            if not self.read_only:
+                _bump_generation(self.path)  # before any change: a reader's snapshot must not outlive it
+            db = kuzu.Database(str(self.path), read_only=self.read_only, buffer_pool_size=_BUFFER_POOL_BYTES)
+            conn = kuzu.Connection(db)
+            self._open = (db, conn)
+            self._prepared, self._cards_total = {}, None
+            if self._atomic:
+                conn.execute("BEGIN TRANSACTION")
+        return self._open[1]
+
     def __enter__(self) -> "GraphStore":
-        """With `atomic`, everything until exit is one transaction: committed on a normal exit,
-        rolled back on an exception, and never half-applied by a crash (journal.py)."""
-        if self._atomic:
-            self._conn.execute("BEGIN TRANSACTION")
         return self
 
     def __exit__(self, exc_type: object, *exc: object) -> None:
+        self.close(commit=exc_type is None)
+
+    def close(self, *, commit: bool = True) -> None:
+        """Commit (or roll back) and close, if open; a later use opens it again."""
+        if self._open is None:
+            return
+        db, conn = self._open
+        self._open = None
         try:
             if self._atomic:
-                self._conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
+                conn.execute("COMMIT" if commit else "ROLLBACK")
         finally:
-            self.close()
-
-    def close(self) -> None:
-        self._conn.close()
-        self._db.close()
+            conn.close()
+            db.close()
 
     def create_schema(self) -> None:
         for statement in _SCHEMA:

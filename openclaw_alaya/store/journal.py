@@ -1,5 +1,6 @@
-"""Crash safety (DESIGN.md §1 `journal/`, issue 6): a write that was cut off is finished or
-undone by the next command, so the layers agree again and no acknowledged session is lost.
+"""Crash safety (docs/architecture.md, "Crash safety"; the data directory's `journal/`): a write
+that was cut off is finished or undone by the next command, so the layers agree again and no
+acknowledged session is lost.
 
 Every write-lock hold is recorded before it changes anything: `journal/<pid>-<ns>.json` with
 the operation and its start time (atomic, fsynced); the record is removed when the hold ends,
@@ -12,8 +13,8 @@ OOM, power loss). What such a death can leave:
 - L2 committed, L1 not (or only partly): LanceDB commits are atomic, but L2 and L1 are two
   stores.
 
-`recover` runs under the write lock at the start of the next write, or before the next read
-when a record is waiting (a read never sees the layers disagree), and reconciles:
+`ingest/recovery.py` runs under the write lock at the start of the next write, or before the
+next read when a record is waiting (a read never sees the layers disagree), and reconciles:
 
 1. L3 → L2 sessions: every session file without a `Session` node, and every session file
    changed since the oldest dead write began, gets its node from the file (turn count, path;
@@ -21,8 +22,9 @@ when a record is waiting (a read never sees the layers disagree), and reconciles
 2. L2 → L1 cards: rows for cards that are not COLD and have none are re-embedded and added;
    rows for cards that are gone or COLD are deleted.
 
-Then the records are removed. `check(memory)` lists the same disagreements without fixing
-them (for `alaya verify` and the crash tests).
+Then the records are removed. `recovery.check(memory)` lists the same disagreements without
+fixing them (for `alaya verify` and the crash tests). This module keeps the records and the
+cheap test for "a write died here" that every lock hold makes (`store/lock.py`).
 """
 
 from __future__ import annotations
@@ -31,14 +33,10 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .datadir import DataDir
 from .fsutil import atomic_write
-
-if TYPE_CHECKING:
-    from ..engine import Alaya
-    from .graph import GraphStore
 
 
 class Journal:
@@ -84,105 +82,9 @@ class Journal:
 def needs_recovery(root: Path) -> bool:
     """Cheap (one directory listing, one stat): a dead write's record, or a Kuzu checkpoint
     that was cut off (a read-only open cannot replay it)."""
-    return bool(Journal.of(root).pending()) or _checkpoint_cut_off(root)
+    return bool(Journal.of(root).pending()) or checkpoint_cut_off(root)
 
 
-def _checkpoint_cut_off(root: Path) -> bool:
+def checkpoint_cut_off(root: Path) -> bool:
     """Kuzu left its checkpoint shadow file behind: a checkpoint was cut off."""
     return (root / "graph.kuzu.shadow").exists()
-
-
-def recover(memory: "Alaya") -> dict[str, Any]:
-    """Reconcile after dead writes (the caller holds the write lock). Returns what was fixed."""
-    journal = Journal(memory.dirs.journal)
-    records = journal.records()
-    if not records and not _checkpoint_cut_off(memory.dirs.root):
-        return {}
-    if not memory.dirs.graph.exists():
-        for record in records:
-            journal.end(record["path"])
-        return {}
-    since = min((r["since"] for r in records), default=time.time()) - 2.0
-    with memory.graph(write=True) as graph:  # a read-write open also replays Kuzu's WAL
-        sessions = _reconcile_sessions(memory, graph, since)
-        cards = graph.query("MATCH (c:Card) RETURN c.id, c.tier")
-    rows = _reconcile_index(memory, {cid: tier or "WARM" for cid, tier in cards})
-    for record in records:
-        journal.end(record["path"])
-    report = {"interrupted": [r["operation"] for r in records], "sessions": sessions, **rows}
-    from .fsutil import append_line
-
-    append_line(memory.dirs.state / "recoveries.jsonl", json.dumps({"ts": time.time(), **report}))
-    return report
-
-
-def _reconcile_sessions(memory: "Alaya", graph: "GraphStore", since: float) -> list[str]:
-    known = {row["id"]: row for row in graph.sessions()}
-    fixed = []
-    for path in memory.raw._session_files():
-        sid = path.stem
-        row = known.get(sid)
-        try:
-            changed = path.stat().st_mtime >= since
-        except OSError:
-            continue
-        if row is not None and not changed:
-            continue
-        session = memory.raw.load_file(path)
-        if session is None:
-            continue
-        if row is not None and row.get("turn_count") == len(session.turns) and row.get("path") == str(path):
-            continue
-        from ..ingest.batch import session_row
-        from ..distill.plan import now_iso
-
-        row = row or {}
-        graph.upsert_session(session_row(memory, session, path, row, row.get("ingested_at") or now_iso()))
-        fixed.append(sid)
-    return fixed
-
-
-def _reconcile_index(memory: "Alaya", tiers: dict[str, str]) -> dict[str, int]:
-    indexed = set(memory.index.card_ids())
-    want = {cid for cid, tier in tiers.items() if tier != "COLD"}
-    stale = sorted(indexed - want)
-    missing = sorted(want - indexed)
-    if stale:
-        memory.index.delete_cards(stale)
-    if missing:
-        import numpy as np
-
-        from ..distill.plan import index_row, index_text
-
-        with memory.graph(write=False) as graph:
-            cards = list(graph.get_cards(missing).values())
-        try:
-            vectors = memory.embedder.embed([index_text(c) for c in cards])
-        except Exception:  # noqa: BLE001 - an embedder that is down: full-text still finds them
-            vectors = np.zeros((len(cards), memory.embedder.dim), dtype=np.float32)
-        memory.index.upsert_cards([index_row(c) for c in cards], vectors)
-    return {"l1_added": len(missing), "l1_removed": len(stale)}
-
-
-def check(memory: "Alaya") -> list[dict[str, Any]]:
-    """What `recover` would fix, as verify-style problems: sessions in L3 without a node or with
-    a stale turn count, and dead writes still waiting (caller holds at least the read lock)."""
-    problems = []
-    with memory.graph(write=False) as graph:
-        known = {row["id"]: row for row in graph.sessions()}
-    for path in memory.raw._session_files():
-        row = known.get(path.stem)
-        if row is None:
-            problems.append({"kind": "session_not_in_l2", "session": path.stem,
-                             "detail": f"session {path.stem} is in raw/sessions but has no Session node"})
-            continue
-        session = memory.raw.load_file(path)
-        if session is not None and (row.get("turn_count") or 0) != len(session.turns):
-            problems.append({"kind": "stale_session", "session": path.stem,
-                             "detail": f"Session node says {row.get('turn_count')} turns, raw/sessions has {len(session.turns)}"})
-        if session is not None and (row.get("distilled_turns") or 0) > len(session.turns):
-            problems.append({"kind": "stale_session", "session": path.stem,
-                             "detail": "more turns distilled than the session has"})
-    for record in Journal(memory.dirs.journal).records():
-        problems.append({"kind": "interrupted_write", "detail": f"{record['operation']} did not finish (journal/{record['path'].name})"})
-    return problems

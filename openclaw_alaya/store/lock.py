@@ -1,4 +1,4 @@
-"""The data directory's read/write lock (DESIGN.md §2).
+"""The data directory's read/write lock (docs/architecture.md, "The lock protocol").
 
 Kuzu allows one read-write opener or many read-only ones and fails at once otherwise, so every
 process serialises through one `filelock.ReadWriteLock`: readers share, a writer is alone.
@@ -16,8 +16,8 @@ from pathlib import Path
 
 from filelock import ReadWriteLock, Timeout
 
-from . import journal
 from ..errors import LockTimeoutError
+from . import journal
 from .fsutil import atomic_write
 
 # Lock holds per lock file in this process: only the outermost acquisition recovers and
@@ -31,7 +31,7 @@ class StoreLock:
     def __init__(self, data_dir: Path, timeout: float, recover: Callable[[], object] | None = None) -> None:
         self.data_dir = data_dir
         self.timeout = timeout
-        self._recover = recover  # journal.recover for this directory: finishes dead writes
+        self._recover = recover  # ingest.recovery.recover for this directory: finishes dead writes
         self._path = data_dir / ".lock"
         self._holder_note = data_dir / "state" / "lock-holder.json"
         self._lock = ReadWriteLock(str(self._path), timeout=timeout, is_singleton=True)
@@ -49,8 +49,14 @@ class StoreLock:
 
     @contextmanager
     def write(self, operation: str) -> Iterator[None]:
+        """The exclusive lock. The outermost hold finishes a dead writer's work first
+        (`recover`), journals itself and leaves a note of its holder; a hold nested in it (crash
+        recovery opening the graph) is a plain re-entry."""
         outermost = not _held.get(self._path)
         with self._acquire(self._lock.write_lock, operation):
+            if not outermost:
+                yield
+                return
             started = time.perf_counter()
             atomic_write(
                 self._holder_note,
@@ -58,8 +64,8 @@ class StoreLock:
             )
             record = None
             try:
-                if outermost and self._recover is not None:
-                    self._recover()  # finish what a killed writer left (journal.py)
+                if self._recover is not None:
+                    self._recover()  # finish what a killed writer left (store/journal.py)
                     record = journal.Journal.of(self.data_dir).begin(operation)
                 yield
             finally:

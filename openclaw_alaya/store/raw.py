@@ -1,11 +1,14 @@
 """L3, the raw session store: the truth every other layer is derived from.
 
-Layout under the data directory (DESIGN §1):
+Layout under the data directory (docs/architecture.md, "Data layout"):
 
     raw/sessions/YYYY-MM/<session-id>.json   the session as ingested (Session model, JSON)
     raw/sessions/YYYY-MM/<session-id>.md     a readable rendering, regenerated on every write
     raw/sessions/index.json                  session id -> path relative to raw/sessions
     raw/contexts/<card-id>.json              the turns a card was distilled from, per session
+    raw/links.jsonl, raw/curation.jsonl      append-only logs of what no distiller can re-derive
+                                             (manual links; merges, forgets, supersedes), which
+                                             `alaya rebuild` replays
 
 Every file is written atomically with owner-only permissions (fsutil), so a crash leaves the
 old version or the new one, never half of either. The index is only a shortcut: it may be
@@ -13,7 +16,7 @@ missing or stale (two writers racing, a crash between writes), and `find` then f
 looking in the month folders and repairs it.
 
 The store does no locking of its own: callers hold the data directory's write lock
-(DESIGN §2) around merge + write.
+(docs/architecture.md, "The lock protocol") around merge + write.
 """
 
 from __future__ import annotations
@@ -23,12 +26,13 @@ import re
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
 from ..errors import AlayaError, InputError
-from .fsutil import atomic_write, atomic_write_many, ensure_dir
 from ..models import Session, Turn, check_id
+from .fsutil import append_line, atomic_write, atomic_write_many, ensure_dir
 
 # A turn that reuses a stored id with different content is kept as `<id>+2`, `<id>+3`...
 # ("+" rather than "~" because models.ID_PATTERN does not allow "~").
@@ -36,6 +40,9 @@ REVISION_SEP = "+"
 _MAX_ID_LEN = 128
 _MONTH = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])")
 _MONTH_DIR = re.compile(r"^\d{4}-(0[1-9]|1[0-2])$")
+# L3 logs (raw/ is the truth; these are never rewritten, only appended to)
+LINKS_LOG = "links.jsonl"  # links made with `alaya link` / Alaya.link
+CURATION_LOG = "curation.jsonl"  # merges, forgets, supersedes and SIMILAR_TO links made by distill and introspect
 
 
 class RawStore:
@@ -145,19 +152,29 @@ class RawStore:
         self._update_index({s.id: p for s, p in zip(sessions, paths)})
         return paths
 
-    def markdown_path(self, session_id: str) -> Path | None:
-        """The readable rendering next to the session's .json, if the session is stored."""
-        path = self.find(session_id)
-        return None if path is None else path.with_suffix(".md")
-
     def iter_sessions(self) -> Iterator[Session]:
         """Every stored session, month by month (for rebuild and verify)."""
-        for path in self._session_files():
+        for path in self.session_files():
             yield _read_session(path)
 
     def session_ids(self) -> list[str]:
         """Ids of all stored sessions, from the files themselves (not the index)."""
-        return [p.stem for p in self._session_files()]
+        return [p.stem for p in self.session_files()]
+
+    # ------------------------------------------------------------------ append-only logs
+
+    def log_path(self, name: str) -> Path:
+        return self.root / "raw" / name
+
+    def append_log(self, name: str, records: list[dict[str, Any]]) -> None:
+        self.append_lines(name, log_lines(records))
+
+    def append_lines(self, name: str, lines: str) -> None:
+        """One O_APPEND write for all the lines (introspect logs thousands; an open and a write
+        each took tens of milliseconds under the write lock); a crash can tear only the last
+        line, which read_log skips."""
+        if lines:
+            append_line(self.log_path(name), lines)
 
     # ------------------------------------------------------------------ card contexts
 
@@ -213,7 +230,7 @@ class RawStore:
     def _new_path(self, session: Session) -> Path:
         return self.sessions_dir / month_of(session) / f"{session.id}.json"
 
-    def _session_files(self) -> list[Path]:
+    def session_files(self) -> list[Path]:
         if not self.sessions_dir.is_dir():
             return []
         files: list[Path] = []
@@ -273,6 +290,27 @@ class RawStore:
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def log_lines(records: list[dict[str, Any]]) -> str:
+    """The records as lines of an L3 log: serialised apart from the append, so that a caller
+    can do it before taking the lock (thousands of records take about 10 ms)."""
+    return "\n".join(json.dumps(record, ensure_ascii=False, sort_keys=True) for record in records)
+
+
+def read_log(path: Path) -> list[dict[str, Any]]:
+    """Records of an append-only log; a torn last line (crash mid-append) is skipped."""
+    if not path.is_file():
+        return []
+    records = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            records.append(record)
+    return records
 
 
 def month_of(session: Session) -> str:

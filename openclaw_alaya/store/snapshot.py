@@ -22,9 +22,19 @@ from typing import Any
 
 import numpy as np
 
-from .native import release_freed_memory
-from .graph import CARD_FIELDS, CARD_RELATIONS, CUSTOM, Edge, GraphStore, card_from_row, count_fanout, distinct_edges, version
 from ..models import Card
+from .graph import (
+    CARD_FIELDS,
+    CARD_RELATIONS,
+    CUSTOM,
+    Edge,
+    GraphStore,
+    card_from_row,
+    count_fanout,
+    distinct_edges,
+    version,
+)
+from .native import release_freed_memory
 
 
 class GraphSnapshot:

@@ -12,9 +12,9 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from ..fastimport import defer_rest_client
+from .native import defer_rest_client
 
-defer_rest_client()  # about 0.8 s of the REST client's imports skipped (fastimport.py)
+defer_rest_client()  # about 0.8 s of the REST client's imports skipped (native.py)
 
 import lancedb  # noqa: E402
 import numpy as np
@@ -52,7 +52,8 @@ def _relations_schema(dim: int) -> pa.Schema:
 
 
 class VectorStore:
-    """The L1 index. Writes happen under the data directory's write lock (DESIGN.md §2)."""
+    """The L1 index. Writes happen under the data directory's write lock (docs/architecture.md,
+    "The lock protocol")."""
 
     def __init__(self, path: Path, embedder_id: str, dim: int) -> None:
         self.path = path

@@ -7,7 +7,6 @@ import subprocess
 import time
 
 import pytest
-
 from openclaw_e2e_support import INSTALL_SCRIPT, REPO
 
 

@@ -22,7 +22,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from openclaw_e2e_support import (
     PLUGIN_ID,
     REPO,

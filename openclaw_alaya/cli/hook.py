@@ -1,0 +1,104 @@
+"""`alaya hook session-start` and `alaya hook session-end`: the OpenClaw bridge's commands.
+
+Both read one JSON object on stdin (the event the OpenClaw plugin in `hooks/` sends) and print
+one JSON object on stdout. Missing or null fields are tolerated; stdin that is not a JSON
+object is a user error (exit 1, one line), which the plugin logs before going on.
+
+session-start: `{agentId, sessionKey, sessionId, prompt, messages, workspaceDir}` →
+`{"prependContext": "…"}`, or `{}` when there is nothing to say (no memory yet, budget 0)
+(bridge/inject.py). session-end: `{agentId, sessionKey, sessionId, reason, messages}` → the
+`session_end` hooks (bridge/capture.py), whose reports are merged into one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from ..errors import InputError
+from . import common
+
+
+def add_commands(sub: Any, command: Any) -> None:
+    hook = command("hook", _usage, "OpenClaw hooks: JSON event on stdin, JSON on stdout", json_flag=False)
+    hook_sub = hook.add_subparsers(title="hooks", metavar="HOOK")
+    start = hook_sub.add_parser(
+        "session-start", help="print the memory to inject at the start of a session",
+        description="Read the OpenClaw event on stdin; print {\"prependContext\": …} or {}.",
+    )
+    start.add_argument("--budget", type=int, help="token budget for the text (default: hook.budget_tokens)")
+    start.set_defaults(handler=cmd_session_start)
+    end = hook_sub.add_parser(
+        "session-end", help="capture a session's new messages and distill them",
+        description="Read {agentId, sessionKey, sessionId, reason, messages} on stdin; print a JSON report.",
+    )
+    end.set_defaults(handler=cmd_session_end)
+
+
+def _usage(args: argparse.Namespace) -> int:
+    print("usage: alaya hook {session-start,session-end} < event.json", file=sys.stderr)
+    return 2
+
+
+def cmd_session_start(args: argparse.Namespace) -> int:
+    event = read_event("hook session-start")
+    from ..bridge.capture import agent_of, session_of
+    from ..bridge.inject import StartRequest, build
+
+    memory = common.memory(args.data_dir)  # inside `alaya serve`: the resident one
+    if not memory.dirs.graph.exists():
+        _emit({})
+        return 0
+    cfg = memory.config.hook
+    budget = args.budget if args.budget is not None else cfg.budget_tokens
+    if budget < 0:
+        raise InputError("--budget must be 0 or more")
+    prompt = event.get("prompt")
+    request = StartRequest(
+        agent_id=agent_of(event),
+        session_id=session_of(event),
+        prompt=prompt if isinstance(prompt, str) else "",
+        budget=budget,
+        max_cards=cfg.max_cards,
+        card_chars=cfg.card_chars,
+        summary_max_age_hours=cfg.summary_max_age_hours,
+    )
+    text = build(memory, request)
+    _emit({"prependContext": text} if text else {})
+    return 0
+
+
+def cmd_session_end(args: argparse.Namespace) -> int:
+    event = read_event("hook session-end")
+    from ..bridge.capture import end_event
+    from ..plugins import get_plugin_manager
+
+    memory = common.memory(args.data_dir)
+    end = end_event(event)
+    report: dict[str, Any] = {}
+    for result in reversed(get_plugin_manager().hook.session_end(memory=memory, event=end)):
+        if isinstance(result, dict):
+            report.update(result)
+    _emit(report)
+    return 0
+
+
+def _emit(data: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+
+
+def read_event(what: str) -> dict[str, Any]:
+    raw = common.read_stdin(f"{what}: stdin is larger than 50 MB")
+    if not raw.strip():
+        raise InputError(f"{what}: stdin is empty, expected the event as a JSON object")
+    try:
+        event = json.loads(raw.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        detail = " ".join(str(exc).split())[:200] or type(exc).__name__
+        raise InputError(f"{what}: stdin is not valid JSON ({detail})") from None
+    if not isinstance(event, dict):
+        raise InputError(f"{what}: stdin must be a JSON object, got {type(event).__name__}")
+    return event

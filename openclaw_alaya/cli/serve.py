@@ -1,0 +1,165 @@
+"""`alaya serve start | run | stop | status`: the commands that manage the resident daemon
+(daemon.py) of a data directory. They reach it only through its socket (wire.py) or by
+starting its module, so the command-line code never imports the daemon.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from ..errors import AlayaError, InputError
+from .wire import LOG_FILE, PID_FILE, daemon_argv, ping, request, socket_path
+
+
+def add_commands(sub: Any, command: Any) -> None:
+    serve = command("serve", _usage, "resident daemon that answers session-start and recall fast", json_flag=False)
+    serve_sub = serve.add_subparsers(title="actions", metavar="ACTION")
+    start = serve_sub.add_parser("start", help="start the daemon in the background and wait until it answers")
+    start.add_argument("--idle-exit", type=float, metavar="MINUTES",
+                       help="exit after this long without a request (default: serve.idle_exit_minutes; 0: never)")
+    start.set_defaults(handler=cmd_start)
+    run = serve_sub.add_parser("run", help="run the daemon in the foreground (for a service manager)")
+    run.add_argument("--idle-exit", type=float, metavar="MINUTES", help="as for start")
+    run.set_defaults(handler=cmd_run)
+    stop = serve_sub.add_parser("stop", help="stop the daemon serving this data directory")
+    stop.set_defaults(handler=cmd_stop)
+    status = serve_sub.add_parser("status", help="is a daemon serving this data directory?")
+    status.add_argument("--json", action="store_true", help="print JSON for programs and agents")
+    status.set_defaults(handler=cmd_status)
+
+
+def _usage(args: argparse.Namespace) -> int:
+    print("usage: alaya serve {start,run,stop,status}", file=sys.stderr)
+    return 2
+
+
+def _root(args: argparse.Namespace) -> Path:
+    from ..store.datadir import DataDir, resolve_data_dir
+
+    dirs = DataDir(resolve_data_dir(args.data_dir))
+    dirs.require()
+    return dirs.root
+
+
+def _idle_minutes(root: Path, override: float | None) -> float:
+    if override is not None:
+        if override < 0:
+            raise InputError("--idle-exit must be 0 or more minutes")
+        return override
+    from ..config import Config
+
+    return Config.load(root / "config.json").serve.idle_exit_minutes
+
+
+def cmd_start(args: argparse.Namespace) -> int:
+    root = _root(args)
+    running = ping(root)
+    if running:
+        print(f"alaya serve: already running for {root} (pid {running['pid']})")
+        return 0
+    idle = _idle_minutes(root, args.idle_exit)
+    log = open(root / "state" / LOG_FILE, "ab")  # noqa: SIM115 - handed to the child
+    try:
+        proc = subprocess.Popen(
+            daemon_argv(root, idle),
+            stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True, close_fds=True,
+        )
+    finally:
+        log.close()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AlayaError(f"alaya serve exited at start (code {proc.returncode}); see {root / 'state' / LOG_FILE}")
+        running = ping(root)
+        if running and running.get("pid") == proc.pid:
+            print(f"alaya serve: started for {root} (pid {proc.pid}, socket {socket_path(root)})")
+            return 0
+        time.sleep(0.05)
+    proc.terminate()
+    raise AlayaError(f"alaya serve did not answer within 60s; see {root / 'state' / LOG_FILE}")
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """The daemon in this process's place, in the foreground (a service manager keeps its pid)."""
+    root = _root(args)
+    idle = _idle_minutes(root, args.idle_exit)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(sys.executable, daemon_argv(root, idle))
+
+
+def cmd_stop(args: argparse.Namespace) -> int:
+    root = _root(args)
+    running = ping(root)
+    pid = running["pid"] if running else _pid_from_file(root)
+    if running:
+        request(root, {"op": "stop"}, timeout=5.0)
+    elif pid is not None and _alive(pid):
+        os.kill(pid, signal.SIGTERM)  # not answering: ask it to go the hard way
+    else:
+        _remove_stale(root)
+        print(f"alaya serve: not running for {root}")
+        return 0
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and pid is not None and _alive(pid):
+        time.sleep(0.05)
+    if pid is not None and _alive(pid):
+        os.kill(pid, signal.SIGTERM)
+    _remove_stale(root)
+    print(f"alaya serve: stopped (pid {pid})")
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    root = _root(args)
+    running = ping(root)
+    stale = not running and socket_path(root).exists()
+    report = {"running": bool(running), "data_dir": str(root), "socket": str(socket_path(root)), "stale_socket": stale}
+    if running:
+        report.update({k: running[k] for k in ("pid", "uptime_s", "requests", "idle_exit_minutes", "version",
+                                                "graph_snapshot") if k in running})
+    if args.json:
+        print(json.dumps(report, indent=2))
+    elif running:
+        print(f"alaya serve: running for {root} (pid {report['pid']}, up {report['uptime_s']:.0f}s, "
+              f"{report['requests']} requests, idle exit {report['idle_exit_minutes']:g} min)")
+    else:
+        print(f"alaya serve: not running for {root}" + (" (stale socket left by a dead daemon)" if stale else ""))
+    return 0
+
+
+def _pid_from_file(root: Path) -> int | None:
+    try:
+        return int(json.loads((root / "state" / PID_FILE).read_text())["pid"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a zombie child of ours counts as gone
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        return done == 0
+    except ChildProcessError:
+        return True
+
+
+def _remove_stale(root: Path) -> None:
+    """Remove a socket nobody answers on (a killed daemon's)."""
+    path = socket_path(root)
+    if path.exists() and not ping(root, timeout=0.5):
+        path.unlink(missing_ok=True)
+        (root / "state" / PID_FILE).unlink(missing_ok=True)

@@ -1,0 +1,54 @@
+"""Sessions in, one at a time: a source (file, stdin bytes, `Session`) parsed into a validated
+`Session`, and the `Session` node row L2 keeps for a stored session (`Alaya.ingest`,
+`ingest.batch`, recovery)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .. import redact
+from ..errors import InputError
+from ..models import Session
+from .formats import DEFAULT_MAX_BYTES, parse_session
+
+if TYPE_CHECKING:
+    from ..memory import Memory
+
+
+def parse_source(source: Any, **options: Any) -> Session:
+    """A session from a path, bytes (stdin) or a `Session`; `options` as `parse_session` takes
+    them (a `Session` gets the non-empty ones but `include_tools`)."""
+    if isinstance(source, Session):
+        return source.model_copy(update={k: v for k, v in options.items() if k != "include_tools" and v})
+    if isinstance(source, bytes):
+        return parse_session(source, source_name="<stdin>", **options)
+    path = Path(source)
+    try:
+        with path.open("rb") as handle:  # never more than the cap into memory
+            data = handle.read(DEFAULT_MAX_BYTES + 1)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory, expected a session file") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    return parse_session(data, source_name=str(path), **options)
+
+
+def session_row(memory: "Memory", session: Session, path: Path, known: dict[str, Any],
+                ingested_at: str) -> dict[str, Any]:
+    """The Session node for a stored session (`Alaya.ingest`, `ingest.batch`, recovery):
+    turn count and path from L3, distill progress kept from the node it replaces (`known`)."""
+    return {
+        "id": session.id,
+        "agent_id": session.agent_id,
+        "started_at": session.started_at,
+        "ingested_at": ingested_at,
+        "path": str(path),
+        "title": redact.clean_text(memory, session.title),
+        "source_format": session.source_format,
+        "turn_count": len(session.turns),
+        "distilled_turns": known.get("distilled_turns") or 0,
+        "last_card": known.get("last_card"),
+    }
