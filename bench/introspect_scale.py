@@ -6,8 +6,8 @@ run `alaya introspect` and report the total time and how long the write lock was
 The cards come from 500-card-ish synthetic sessions stored in L3 (so verify stays clean), with
 about 2% near-duplicates, similar pairs, a chain of TEMPORAL_NEXT links per session, creation
 times spread over 180 days and an access log of 5,000 recalls. Target: the write lock is held
-for under 5% of the introspect run (DESIGN.md §2: slow work outside the lock). From the batch's
-log it also prints whether the graph work went through a shadow copy, and where the hold went.
+for under 5% of the introspect run (docs/architecture.md, "The lock protocol": slow work outside
+the lock). From the batch's log it also prints whether the graph work went through a shadow copy, and where the hold went.
 """
 
 from __future__ import annotations

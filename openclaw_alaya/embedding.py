@@ -25,7 +25,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from .text import CJK_CHAR, TOKEN, CJK_STOPWORDS, STOPWORDS, cjk_grams, stem
+from .text import CJK_CHAR, CJK_STOPWORDS, STOPWORDS, TOKEN, cjk_grams, stem
 
 __all__ = ["Embedder", "HashEmbedder", "DEFAULT_HASH_SETTINGS"]
 

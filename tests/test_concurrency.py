@@ -1,5 +1,5 @@
-"""Many agents on one data directory (issue 6, DESIGN.md §2): six processes at once, each a
-chain of real `alaya` commands: three agents capturing their own sessions through
+"""Many agents on one data directory (issue 6; docs/architecture.md, "The lock protocol"): six
+processes at once, each a chain of real `alaya` commands: three agents capturing their own sessions through
 `alaya hook session-end`, one recalling, one starting sessions (`alaya hook session-start`),
 one running introspect. Zero failed calls, every session present, `alaya verify` passes."""
 

@@ -12,16 +12,13 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import __version__
 from ..errors import AlayaError, InputError
 from . import common, hook, maintenance, ops, serve
 from .common import print_json
 from .render import render_recall, render_schema, render_status, render_trace
-
-if TYPE_CHECKING:
-    from ..engine import Alaya
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -53,10 +50,6 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())[:500]
 
 
-def _memory(args: argparse.Namespace) -> "Alaya":
-    return common.memory(args.data_dir)  # inside `alaya serve`: the resident one
-
-
 def _read_stdin() -> bytes:
     return common.read_stdin("<stdin>: input is larger than 50 MB")
 
@@ -69,7 +62,7 @@ def _csv(value: str | None) -> list[str]:
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    root = _memory(args).init()
+    root = common.memory(args.data_dir).init()
     print(f"initialised {root}")
     return 0
 
@@ -80,20 +73,14 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     if len(args.file) > 1 or (args.file and os.path.isdir(args.file[0])):
         return _ingest_many(args)
     args.file = args.file[0] if args.file else None
-    memory = _memory(args)
+    memory = common.memory(args.data_dir)
     source = _read_stdin() if args.stdin else args.file
     result = memory.ingest(source, agent_id=args.agent, session_id=args.session_id, include_tools=args.include_tools)
     report: dict[str, Any] = result.model_dump()
     if args.distill:
         report["distilled"] = memory.distill(result.session_id).model_dump()
-    if args.json:
-        print_json(report)
-    else:
-        print(f"{result.session_id}: {result.new_turns} new turns ({result.total_turns} in all) → {result.path}")
-        if args.distill:
-            d = report["distilled"]
-            print(f"distilled {d['cards']} cards, {d['links']} links")
-    return 0
+    return _print_ingested(args, report, f"{result.session_id}: {result.new_turns} new turns "
+                                         f"({result.total_turns} in all) → {result.path}")
 
 
 def _ingest_many(args: argparse.Namespace) -> int:
@@ -102,16 +89,19 @@ def _ingest_many(args: argparse.Namespace) -> int:
 
     if args.session_id:
         raise InputError("--session-id needs a single session file")
-    memory = _memory(args)
+    memory = common.memory(args.data_dir)
     results = memory.ingest_many(session_files(args.file), agent_id=args.agent, include_tools=args.include_tools)
     report: dict[str, Any] = {"sessions": [r.model_dump() for r in results]}
     if args.distill:
         report["distilled"] = memory.distill().model_dump()
+    return _print_ingested(args, report, f"ingested {len(results)} sessions: {sum(r.new_turns for r in results)} new turns")
+
+
+def _print_ingested(args: argparse.Namespace, report: dict[str, Any], headline: str) -> int:
     if args.json:
         print_json(report)
     else:
-        new = sum(r.new_turns for r in results)
-        print(f"ingested {len(results)} sessions: {new} new turns")
+        print(headline)
         if args.distill:
             d = report["distilled"]
             print(f"distilled {d['cards']} cards, {d['links']} links")
@@ -119,7 +109,7 @@ def _ingest_many(args: argparse.Namespace) -> int:
 
 
 def cmd_distill(args: argparse.Namespace) -> int:
-    report = _memory(args).distill(args.session)
+    report = common.memory(args.data_dir).distill(args.session)
     if args.json:
         print_json(report.model_dump())
     else:
@@ -145,7 +135,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
         if sys.stdin.isatty():
             raise InputError("give a query, --concepts, --from-nodes, or a JSON request on stdin")
         request.update({k: v for k, v in _stdin_request().items() if v is not None})
-    result = _memory(args).recall(**request)
+    result = common.memory(args.data_dir).recall(**request)
     if args.json:
         print_json(result.model_dump())
     else:
@@ -180,7 +170,7 @@ def _stdin_request() -> dict[str, Any]:
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
-    result = _memory(args).trace(args.card_id)
+    result = common.memory(args.data_dir).trace(args.card_id)
     if args.json:
         print_json(result.model_dump())
     else:
@@ -189,7 +179,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
 
 def cmd_link(args: argparse.Namespace) -> int:
-    result = _memory(args).link(args.src, args.dst, args.rel, weight=args.weight)
+    result = common.memory(args.data_dir).link(args.src, args.dst, args.rel, weight=args.weight)
     if args.json:
         print_json(result.model_dump())
     else:
@@ -199,7 +189,7 @@ def cmd_link(args: argparse.Namespace) -> int:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
-    schema = _memory(args).schema()
+    schema = common.memory(args.data_dir).schema()
     show_all = not (args.relations or args.node_types)
     wanted = {
         key: schema[key]
@@ -216,7 +206,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
 def cmd_status(args: argparse.Namespace) -> int:
     from ..maintenance.status import status as collect
 
-    status = collect(_memory(args))
+    status = collect(common.memory(args.data_dir))
     if args.json:
         print_json(status)
     else:

@@ -6,13 +6,10 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import common
 from .common import print_json
-
-if TYPE_CHECKING:
-    from ..engine import Alaya
 
 
 def add_commands(sub: Any, command: Any) -> None:
@@ -26,14 +23,10 @@ def add_commands(sub: Any, command: Any) -> None:
     memex.add_argument("--agent", default="shared", help="scope of the imported cards (default: shared)")
 
 
-def _memory(args: argparse.Namespace) -> "Alaya":
-    return common.memory(args.data_dir)
-
-
 def cmd_verify(args: argparse.Namespace) -> int:
     from ..maintenance.verify import verify
 
-    report = verify(_memory(args))
+    report = verify(common.memory(args.data_dir))
     if args.json:
         print_json(report)
     elif report["ok"]:
@@ -49,7 +42,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_rebuild(args: argparse.Namespace) -> int:
     from ..maintenance.rebuild import rebuild
 
-    report = rebuild(_memory(args))
+    report = rebuild(common.memory(args.data_dir))
     if args.json:
         print_json(report)
     else:
@@ -62,7 +55,7 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
 def cmd_reembed(args: argparse.Namespace) -> int:
     from ..maintenance.reembed import reembed
 
-    report = reembed(_memory(args))
+    report = reembed(common.memory(args.data_dir))
     if args.json:
         print(json.dumps(report, indent=2))
     else:
@@ -74,7 +67,7 @@ def cmd_reembed(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from ..maintenance.export import export
 
-    report = export(_memory(args), args.dest)
+    report = export(common.memory(args.data_dir), args.dest)
     if args.json:
         print_json(report)
     else:
@@ -85,7 +78,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_import_memex(args: argparse.Namespace) -> int:
     from ..maintenance.memex import import_memex
 
-    report = import_memex(_memory(args), args.dir, agent_id=args.agent)
+    report = import_memex(common.memory(args.data_dir), args.dir, agent_id=args.agent)
     if args.json:
         print_json(report)
     else:

@@ -6,13 +6,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import common
 from .common import print_json
-
-if TYPE_CHECKING:
-    from ..engine import Alaya
 
 
 def add_commands(sub: Any, command: Any) -> None:
@@ -29,10 +26,6 @@ def add_commands(sub: Any, command: Any) -> None:
     run.add_argument("--once", action="store_true", help="a single pass, then exit (for crontab and OpenClaw automations)")
     run.add_argument("--json", action="store_true", help="print JSON")
     run.set_defaults(handler=cmd_cron_run)
-
-
-def _memory(args: argparse.Namespace) -> "Alaya":
-    return common.memory(args.data_dir)
 
 
 def cmd_plugins(args: argparse.Namespace) -> int:
@@ -52,7 +45,7 @@ def cmd_introspect(args: argparse.Namespace) -> int:
     from ..maintenance.introspect import run
 
     steps = [part.strip() for part in (args.steps or "").split(",") if part.strip()] or None
-    report = run(_memory(args), steps=steps, dry_run=args.dry_run)
+    report = run(common.memory(args.data_dir), steps=steps, dry_run=args.dry_run)
     if args.json:
         print_json(report)
     else:
@@ -68,7 +61,7 @@ def cmd_introspect(args: argparse.Namespace) -> int:
 def cmd_backup(args: argparse.Namespace) -> int:
     from ..maintenance.backup import backup
 
-    result = backup(_memory(args), dest=args.dest, keep=args.keep)
+    result = backup(common.memory(args.data_dir), dest=args.dest, keep=args.keep)
     if args.json:
         print_json(result)
     else:
@@ -95,9 +88,9 @@ def cmd_cron_run(args: argparse.Namespace) -> int:
             print(f"{cron.local_now().isoformat(timespec='seconds')} {job['job']}: {status} ({job['seconds']:.1f}s)", flush=True)
 
     if not args.once:
-        cron.run_forever(lambda: _memory(args), show)
+        cron.run_forever(lambda: common.memory(args.data_dir), show)
         return 0
-    result = cron.run_once(_memory(args))
+    result = cron.run_once(common.memory(args.data_dir))
     show(result)
     if not args.json and not result["ran"] and not result.get("busy"):
         print(f"nothing due; next job at {result['next']}")
