@@ -49,7 +49,7 @@ from .store.raw import LINKS_LOG, RawStore
 
 if TYPE_CHECKING:
     from .embedding import Embedder
-    from .store.snapshot import SnapshotKeeper
+    from .store.snapshot import GraphView, SnapshotKeeper
     from .store.vectors import VectorStore
 
 _APPLY_BATCH_CARDS = 1000  # cards applied per write-lock hold when distilling a backlog (about 2 s at 10k cards)
@@ -106,18 +106,20 @@ class Alaya:
     # --- the lock protocol ----------------------------------------------------------------
 
     @contextmanager
-    def reading(self, operation: str, *, timeout: float | None = None,
-                snapshot: bool = False) -> Iterator[GraphStore]:
+    def reading(self, operation: str, *, timeout: float | None = None) -> Iterator[GraphStore]:
         """The shared lock and the graph read-only, closed before the lock is released.
-        `timeout` instead of the configured one (0: only if free now); `snapshot`: the graph as
-        recall reads it, the in-memory snapshot in a process that recalls repeatedly."""
+        `timeout` instead of the configured one (0: only if free now)."""
         with self.lock.read(operation, timeout=timeout):
-            if snapshot:
-                with self.graph_views.view(lambda: GraphStore(self.dirs.graph, read_only=True)) as graph:
-                    yield graph
-            else:
-                with GraphStore(self.dirs.graph, read_only=True) as graph:
-                    yield graph
+            with GraphStore(self.dirs.graph, read_only=True) as graph:
+                yield graph
+
+    @contextmanager
+    def viewing(self, operation: str, *, timeout: float | None = None) -> Iterator["GraphView"]:
+        """As `reading`, but the graph as recall reads it: the in-memory snapshot in a process
+        that recalls repeatedly (store/snapshot.py), Kuzu itself otherwise."""
+        with self.lock.read(operation, timeout=timeout):
+            with self.graph_views.view(lambda: GraphStore(self.dirs.graph, read_only=True)) as graph:
+                yield graph
 
     @contextmanager
     def writing(self, operation: str, *, change_graph: bool = True) -> Iterator[GraphStore]:
@@ -255,7 +257,7 @@ class Alaya:
         except (ValidationError, ValueError) as exc:
             raise InputError(f"recall: {_first_error(exc)}") from None
         recaller = Recaller(self.config.recall, self.embedder)
-        with self.reading("recall", snapshot=True) as graph:
+        with self.viewing("recall") as graph:
             result = recaller.run(request, graph, self.index)
         self._log_access([node.card_id for node in result.nodes])
         return result

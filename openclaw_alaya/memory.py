@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from .store.graph import GraphStore
     from .store.lock import StoreLock
     from .store.raw import RawStore
-    from .store.snapshot import SnapshotKeeper
+    from .store.snapshot import GraphView, SnapshotKeeper
     from .store.vectors import VectorStore
 
 
@@ -55,8 +55,9 @@ class Memory(Protocol):
 
     def reopen_index(self) -> None: ...
 
-    def reading(self, operation: str, *, timeout: float | None = None,
-                snapshot: bool = False) -> AbstractContextManager["GraphStore"]: ...
+    def reading(self, operation: str, *, timeout: float | None = None) -> AbstractContextManager["GraphStore"]: ...
+
+    def viewing(self, operation: str, *, timeout: float | None = None) -> AbstractContextManager["GraphView"]: ...
 
     def writing(self, operation: str, *, change_graph: bool = True) -> AbstractContextManager["GraphStore"]: ...
 

@@ -20,9 +20,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..store.datadir import resolve_data_dir
 from .common import MAX_STDIN_BYTES
-from .wire import request
+from .wire import request, resolve_data_dir
 
 # options of `alaya recall` that take a value (the rest are flags)
 _RECALL_VALUED = {"--concepts", "--rel", "--depth", "--from-nodes", "--budget", "--scope", "--top-k"}

@@ -104,7 +104,7 @@ class Server:
         get_plugin_manager()
         memory = self.memory_for(self.root)
         if memory.dirs.graph.exists():
-            with memory.reading("serve warm-up", snapshot=True):  # reads the graph snapshot
+            with memory.viewing("serve warm-up"):  # reads the graph snapshot
                 index = memory.index
                 index.resident = True
                 index.card_count()
@@ -179,7 +179,7 @@ class Server:
             memory = self.memory_for(self.root)
             views = memory.graph_views
             if views.stale():
-                with memory.reading("serve (graph snapshot)", timeout=0, snapshot=True):
+                with memory.viewing("serve (graph snapshot)", timeout=0):
                     pass
         except (_Restart, AlayaError, OSError):
             pass  # a restart is already decided; anything else: the next request reads the graph itself

@@ -20,6 +20,13 @@ CONNECT_TIMEOUT = float(os.environ.get("ALAYA_SERVE_CONNECT_TIMEOUT") or 0.25)  
 REPLY_TIMEOUT = float(os.environ.get("ALAYA_SERVE_TIMEOUT") or 120.0)  # seconds for the whole answer
 
 
+def resolve_data_dir(explicit: str | None) -> Path:
+    """As `store.datadir.resolve_data_dir` (`--data-dir`, then `$ALAYA_HOME`, then `~/.alaya`),
+    without its imports: the client of a warm hook call would pay about 20 ms for them."""
+    chosen = explicit if explicit is not None else os.environ.get("ALAYA_HOME") or "~/.alaya"
+    return Path(chosen).expanduser().resolve()
+
+
 def socket_path(data_dir: Path) -> Path:
     return Path(data_dir) / SOCKET_NAME
 
