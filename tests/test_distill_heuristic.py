@@ -368,3 +368,17 @@ def test_empty_and_throughput_smoke() -> None:
     r = _distill(Session(id="big", started_at="2024-01-01", turns=turns))
     assert len(r.cards) == 400
     assert len({c.key for c in r.cards}) == 400
+
+
+def test_a_leading_no_that_negates_stays_in_title_and_content() -> None:
+    session = Session(id="neg-1", turns=[
+        Turn(id="t1", role="user", content="No npm please. I prefer pnpm over npm, always."),
+        Turn(id="t2", role="user", content="No, the staging database stays on Postgres 15."),
+    ])
+    result = _distill(session)
+    negated = _by_turn(result, "t1")
+    assert negated.title.lower().startswith("no npm")  # not "Npm please."
+    assert "No npm please" in negated.content
+    answer = _by_turn(result, "t2")
+    assert not answer.title.lower().startswith("no")  # "No," alone is an interjection: dropped from the title
+    assert "Postgres 15" in answer.title

@@ -132,12 +132,14 @@ FILLER_SENTENCE_RE = re.compile(
     rf"^{_SENTENCE_EDGE}(?:(?:{'|'.join(_FILLER_SENTENCES)}){_VOCATIVE}{_SENTENCE_EDGE})+$", re.I
 )
 
-# Leading interjections stripped from a title.
+# Leading interjections stripped from a title. "No"/"nope" only when they stand alone ("No, …",
+# "Nope.") : "No npm please" says the opposite of "npm please".
 TITLE_PREFIX_RE = re.compile(
-    r"^(?:(?:oh|wow|hey|hi|hello|well|so|yeah|yes|yep|yup|ok|okay|haha\w*|lol|um+|uh+|hmm+|ah+|aw+|omg|"
+    r"^(?:(?:(?:oh|wow|hey|hi|hello|well|so|yeah|yes|yep|yup|ok|okay|haha\w*|lol|um+|uh+|hmm+|ah+|aw+|omg|"
     r"thanks(?!\s+for)|thank you(?!\s+for)|btw|by the way|anyway|anyways|actually|honestly|gosh|man|dude|guess what|"
-    r"you know what|just so you know|fyi|also|and|but|nope|no|sure|alright|right|"
-    r"嗯+|哦+|哇+|好的|对了|其实|那个|另外|还有|然后)(?=[\s,.!?…:;，。！？、-]|$)[\s,.!?…:;，。！？、-]*)+",
+    r"you know what|just so you know|fyi|also|and|but|sure|alright|right|"
+    r"嗯+|哦+|哇+|好的|对了|其实|那个|另外|还有|然后)(?=[\s,.!?…:;，。！？、-]|$)"
+    r"|(?:nope|no)(?=\s*[,.!?…:;，。！？、]|\s*$))[\s,.!?…:;，。！？、-]*)+",
     re.I,
 )
 
