@@ -318,7 +318,7 @@ class Alaya:
         """Relation names (core and custom in use, with counts) and card types."""
         self.dirs.require()
         with self.reading("schema") as graph:
-            counts = graph.relation_counts()
+            counts = {**graph.relation_counts(), "EXTRACTED_FROM": graph.provenance_count()}
         relations = [
             {"name": name, "description": text, "core": True, "count": counts.get(name, 0)}
             for name, text in CORE_RELATIONS.items()
@@ -333,7 +333,14 @@ class Alaya:
 
 
 def _first_error(exc: Exception) -> str:
-    if isinstance(exc, ValidationError):
-        error = exc.errors()[0]
-        return f"{'.'.join(str(p) for p in error['loc'])}: {error['msg']}"
-    return str(exc)
+    """The first problem of a request, in words a user reads, naming the field and the value."""
+    if not isinstance(exc, ValidationError):
+        return str(exc)
+    error = exc.errors()[0]
+    field = ".".join(str(p) for p in error["loc"])
+    bounds = error.get("ctx") or {}
+    if "ge" in bounds:
+        return f"{field} must be {bounds['ge']} or more (got {error.get('input')!r})"
+    if "le" in bounds:
+        return f"{field} must be {bounds['le']} or less (got {error.get('input')!r})"
+    return f"{field}: {error['msg']}"

@@ -139,3 +139,50 @@ def test_data_dir_is_owner_only(tmp_path):
     for path in data.rglob("*"):
         if path.is_file() and path.name != ".lock":
             assert path.stat().st_mode & 0o077 == 0, path
+
+
+def test_schema_counts_provenance_edges(demo_dir):
+    relations = {r["name"]: r for r in json.loads(ok(alaya(demo_dir, "schema", "--relations", "--json")))["relations"]}
+    status = json.loads(ok(alaya(demo_dir, "status", "--json")))
+    assert relations["EXTRACTED_FROM"]["count"] >= status["cards"] > 0  # one per card and source session
+
+
+def test_status_reads_as_words_not_python(demo_dir):
+    text = ok(alaya(demo_dir, "status"))
+    assert "{" not in text and "'" not in text and "True" not in text
+    assert "redaction: enabled yes, redact_raw yes" in text
+
+
+def test_recall_errors_and_empty_store_say_what_to_do(tmp_path):
+    data = tmp_path / "data"
+    ok(alaya(data, "init"))
+    bad = alaya(data, "recall", "x", "--top-k", "0")
+    assert bad.returncode == 1 and bad.stderr.decode().strip() == "alaya: error: recall: top_k must be 1 or more (got 0)"
+    assert "alaya ingest FILE --distill" in ok(alaya(data, "recall", "anything"))
+    ok(alaya(data, "ingest", str(DEMO / "prefs-pnpm.json")))
+    assert "`alaya distill` turns the 1 stored sessions" in ok(alaya(data, "recall", "anything unrelated"))
+
+
+def test_introspect_reports_each_step_as_it_ends(demo_dir):
+    """`alaya introspect` on a terminal prints a step's line when the step ends, not all at the end."""
+    from openclaw_alaya import Alaya
+    from openclaw_alaya.hookspecs import hookimpl
+    from openclaw_alaya.maintenance.introspect import run
+    from openclaw_alaya.maintenance.steps import Step
+    from openclaw_alaya.plugins import get_plugin_manager
+
+    events: list[str] = []
+
+    class Probe:
+        @hookimpl
+        def introspect(self, memory):
+            return [Step("probe-early", lambda m: events.append("ran early") or {}, order=1),
+                    Step("probe-late", lambda m: events.append("ran late") or {}, order=99)]
+
+    pm = get_plugin_manager()
+    pm.register(Probe(), name="probe")
+    try:
+        run(Alaya(demo_dir), steps=["probe-early", "probe-late"], on_step=lambda e: events.append(f"reported {e['step']}"))
+    finally:
+        pm.unregister(name="probe")
+    assert events == ["ran early", "reported probe-early", "ran late", "reported probe-late"]

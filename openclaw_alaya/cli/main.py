@@ -12,13 +12,16 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..errors import AlayaError, InputError
 from . import common, hook, maintenance, ops, serve
 from .common import print_json
 from .render import render_recall, render_schema, render_status, render_trace
+
+if TYPE_CHECKING:
+    from ..engine import Alaya
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -135,12 +138,27 @@ def cmd_recall(args: argparse.Namespace) -> int:
         if sys.stdin.isatty():
             raise InputError("give a query, --concepts, --from-nodes, or a JSON request on stdin")
         request.update({k: v for k, v in _stdin_request().items() if v is not None})
-    result = common.memory(args.data_dir).recall(**request)
+    memory = common.memory(args.data_dir)
+    result = memory.recall(**request)
     if args.json:
         print_json(result.model_dump())
     else:
         print(render_recall(result))
+        hint = _empty_store_hint(memory) if not result.nodes else None
+        if hint:
+            print(hint)
     return 0
+
+
+def _empty_store_hint(memory: "Alaya") -> str | None:
+    """What to do when nothing matched because nothing is there to match."""
+    with memory.reading("recall (is anything stored?)") as graph:
+        counts = graph.counts()
+    if counts["cards"]:
+        return None
+    if counts["sessions"]:
+        return f"nothing distilled yet: `alaya distill` turns the {counts['sessions']} stored sessions into cards"
+    return "the memory is empty: `alaya ingest FILE --distill` stores a session first"
 
 
 def _stdin_request() -> dict[str, Any]:

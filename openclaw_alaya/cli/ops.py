@@ -45,13 +45,14 @@ def cmd_introspect(args: argparse.Namespace) -> int:
     from ..maintenance.introspect import run
 
     steps = [part.strip() for part in (args.steps or "").split(",") if part.strip()] or None
-    report = run(common.memory(args.data_dir), steps=steps, dry_run=args.dry_run)
+
+    def show(step: dict[str, Any]) -> None:  # each step as it ends, not all at the end
+        detail = json.dumps(step["result"], ensure_ascii=False) if step["ok"] else step["error"]
+        print(f"{'ok  ' if step['ok'] else 'FAIL'} {step['step']} ({step['seconds']:.2f}s): {detail}", flush=True)
+
+    report = run(common.memory(args.data_dir), steps=steps, dry_run=args.dry_run, on_step=None if args.json else show)
     if args.json:
         print_json(report)
-    else:
-        for step in report["steps"]:
-            detail = json.dumps(step["result"], ensure_ascii=False) if step["ok"] else step["error"]
-            print(f"{'ok  ' if step['ok'] else 'FAIL'} {step['step']} ({step['seconds']:.2f}s): {detail}")
     if not report["ok"]:
         print("alaya: error: some introspect steps failed", file=sys.stderr)
         return 1

@@ -63,6 +63,36 @@ def render_schema(schema: dict[str, Any]) -> str:
 
 
 def render_status(status: dict[str, Any]) -> str:
-    from ..maintenance.status import render
+    """Plain `key: value` lines; nested parts on one line each, in words, not Python reprs."""
+    lines = []
+    for key, value in status.items():
+        if key == "temperature_histogram":
+            bars = " ".join(f"{b['from']:.1f}:{b['cards']}" for b in value)
+            lines.append(f"temperature: {bars}")
+        elif key == "layers":
+            for layer, info in value.items():
+                lines.append(f"{layer}: " + ", ".join(f"{k} {_human(v) if k == 'bytes' else v}" for k, v in info.items()))
+        elif key == "bytes_total":
+            lines.append(f"size: {_human(value)}")
+        else:
+            lines.append(f"{key}: {_inline(value)}")
+    return "\n".join(lines)
 
-    return render(status)
+
+def _inline(value: Any) -> str:
+    """`{"enabled": True, "by_kind": {}}` → `enabled yes, by_kind none`."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_inline(v)}" for k, v in value.items()) or "none"
+    if isinstance(value, list):
+        return ", ".join(_inline(v) for v in value) or "none"
+    return str(value)
+
+
+def _human(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return str(n)

@@ -10,6 +10,7 @@ step is timed and reported; a failing step does not stop the next ones.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..bridge import summary
@@ -46,10 +47,12 @@ def refresh_summary(memory: "Memory") -> dict[str, Any]:
     return {"scopes": len(refreshed)}
 
 
-def run(memory: "Memory", *, steps: list[str] | None = None, dry_run: bool = False, now: Any = None) -> dict[str, Any]:
+def run(memory: "Memory", *, steps: list[str] | None = None, dry_run: bool = False, now: Any = None,
+        on_step: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
     """Run every step in order (or only the named `steps`); the report says what each did or
     why it failed. `dry_run`: steps that support it report what they would do, others are
-    skipped; `now` (datetime, timestamp or ISO string) is the clock the maintenance steps use."""
+    skipped; `now` (datetime, timestamp or ISO string) is the clock the maintenance steps use;
+    `on_step` gets each step's entry as soon as the step ends (a terminal shows progress)."""
     memory.dirs.require()
     found: list[Step] = []
     for result in get_plugin_manager().hook.introspect(memory=memory):
@@ -65,12 +68,14 @@ def run(memory: "Memory", *, steps: list[str] | None = None, dry_run: bool = Fal
             started = time.monotonic()
             entry: dict[str, Any] = {"step": step.name}
             if dry_run and step.name not in DRY_RUN_STEPS:
-                report.append({**entry, "ok": True, "result": {"skipped": "no dry run for this step"}, "seconds": 0.0})
-                continue
-            try:
-                entry.update(ok=True, result=step.run(memory) or {})
-            except Exception as exc:  # noqa: BLE001 - one step's failure must not stop the others
-                entry.update(ok=False, error=f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}")
+                entry.update(ok=True, result={"skipped": "no dry run for this step"})
+            else:
+                try:
+                    entry.update(ok=True, result=step.run(memory) or {})
+                except Exception as exc:  # noqa: BLE001 - one step's failure must not stop the others
+                    entry.update(ok=False, error=f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}")
             entry["seconds"] = round(time.monotonic() - started, 3)
             report.append(entry)
+            if on_step is not None:
+                on_step(entry)
     return {"ok": all(e["ok"] for e in report), "dry_run": dry_run, "steps": report}

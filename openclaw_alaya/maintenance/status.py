@@ -76,30 +76,3 @@ def details(memory: "Memory") -> dict[str, Any]:
         "layers": layers,
         "bytes_total": size_of(root),
     }
-
-
-def render(status: dict[str, Any]) -> str:
-    """Plain `key: value` lines; nested parts on one line each."""
-    lines = []
-    for key, value in status.items():
-        if key == "temperature_histogram":
-            bars = " ".join(f"{b['from']:.1f}:{b['cards']}" for b in value)
-            lines.append(f"temperature: {bars}")
-        elif key == "layers":
-            for layer, info in value.items():
-                lines.append(f"{layer}: " + ", ".join(f"{k} {_human(v) if k == 'bytes' else v}" for k, v in info.items()))
-        elif key == "tiers":
-            lines.append("tiers: " + ", ".join(f"{t} {n}" for t, n in value.items()))
-        elif key == "bytes_total":
-            lines.append(f"size: {_human(value)}")
-        else:
-            lines.append(f"{key}: {value}")
-    return "\n".join(lines)
-
-
-def _human(n: int) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if n < 1024 or unit == "GiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return str(n)

@@ -481,7 +481,12 @@ class GraphStore:
         entities = self._rows("MATCH (e:Entity) RETURN count(e)")[0][0]
         return {"sessions": sessions, "cards": cards, "links": links, "entities": entities}
 
+    def provenance_count(self) -> int:
+        """EXTRACTED_FROM edges: card → the sessions it was distilled from."""
+        return self._rows("MATCH (:Card)-[e:EXTRACTED_FROM]->(:Session) RETURN count(e)")[0][0]
+
     def relation_counts(self) -> dict[str, int]:
+        """Card → card edges per relation name (core and custom)."""
         rows = self._rows("MATCH (:Card)-[e]->(:Card) RETURN label(e), e.type, count(*)")
         counts: dict[str, int] = {}
         for label, custom_type, n in rows:
