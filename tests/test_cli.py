@@ -186,3 +186,13 @@ def test_introspect_reports_each_step_as_it_ends(demo_dir):
     finally:
         pm.unregister(name="probe")
     assert events == ["ran early", "reported probe-early", "ran late", "reported probe-late"]
+
+
+@pytest.mark.parametrize("flag", ["--help", "--version"])
+def test_help_and_version_load_no_heavy_library(flag):
+    code = ("import sys\nfrom openclaw_alaya.cli.main import main\ntry:\n    main([" + repr(flag) + "])\n"
+            "except SystemExit:\n    pass\n"
+            "print(sorted(m for m in ('pydantic', 'kuzu', 'lancedb', 'numpy') if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert proc.stdout.decode().strip().splitlines()[-1] == "[]"

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..models import RecallResult, TraceResult
+if TYPE_CHECKING:  # `alaya --help` and `--version` need not load pydantic
+    from ..models import RecallResult, TraceResult
 
 _SNIPPET_CHARS = 300
 
