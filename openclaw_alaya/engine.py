@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
@@ -174,11 +174,13 @@ class Alaya:
             redact.record_new_turns(self, new_turns)
         return IngestResult(session_id=merged.id, new_turns=len(new_turns), total_turns=len(merged.turns), path=str(path))
 
-    def ingest_many(self, sources: Any, *, agent_id: str | None = None, include_tools: bool = False) -> list[IngestResult]:
-        """`ingest` for many sessions, a chunk per write-lock hold (ingest/batch.py)."""
+    def ingest_many(self, sources: Any, *, agent_id: str | None = None, include_tools: bool = False,
+                    on_bad: Callable[[Any, InputError], None] | None = None) -> list[IngestResult]:
+        """`ingest` for many sessions, a chunk per write-lock hold (ingest/batch.py); `on_bad`:
+        skip a source that cannot be parsed and hand it over with its error."""
         from .ingest.batch import ingest_many
 
-        return ingest_many(self, sources, agent_id=agent_id, include_tools=include_tools)
+        return ingest_many(self, sources, agent_id=agent_id, include_tools=include_tools, on_bad=on_bad)
 
     # --- distill --------------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ import graph has no cycle (docs/architecture.md, "Layers"): they type their para
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from .config import Config
     from .embedding import Embedder
+    from .errors import InputError
     from .models import DistillReport, IngestResult, RecallResult, Session
     from .store.datadir import DataDir
     from .store.graph import GraphStore
@@ -66,8 +67,8 @@ class Memory(Protocol):
     def ingest(self, source: "str | Path | bytes | Session", *, agent_id: str | None = None,
                session_id: str | None = None, include_tools: bool = False) -> "IngestResult": ...
 
-    def ingest_many(self, sources: Iterable[Any], *, agent_id: str | None = None,
-                    include_tools: bool = False) -> list["IngestResult"]: ...
+    def ingest_many(self, sources: Iterable[Any], *, agent_id: str | None = None, include_tools: bool = False,
+                    on_bad: Callable[[Any, "InputError"], None] | None = None) -> list["IngestResult"]: ...
 
     def pending_sessions(self) -> list[dict[str, Any]]: ...
 

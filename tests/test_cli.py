@@ -196,3 +196,19 @@ def test_help_and_version_load_no_heavy_library(flag):
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
     assert proc.returncode == 0, proc.stderr.decode()
     assert proc.stdout.decode().strip().splitlines()[-1] == "[]"
+
+
+def test_ingesting_a_folder_skips_a_bad_file_reports_it_and_keeps_the_rest(tmp_path):
+    data, folder = tmp_path / "data", tmp_path / "mixdir"
+    folder.mkdir()
+    (folder / "a.json").write_bytes((DEMO / "prefs-pnpm.json").read_bytes())
+    (folder / "b.json").write_bytes(b'{"session_id": "x", "turns": [')
+    ok(alaya(data, "init"))
+    proc = alaya(data, "ingest", str(folder), "--json")
+    assert proc.returncode == 1  # something was not stored: scripts must notice
+    report = json.loads(proc.stdout)
+    assert len(report["sessions"]) == 1 and report["sessions"][0]["new_turns"] > 0
+    assert report["skipped"] == [{"file": str(folder / "b.json"), "error": report["skipped"][0]["error"]}]
+    assert "not valid JSON" in report["skipped"][0]["error"]
+    assert proc.stderr.decode().count("\n") == 1 and "alaya: warning: skipped" in proc.stderr.decode()
+    assert json.loads(ok(alaya(data, "status", "--json")))["sessions"] == 1

@@ -93,11 +93,20 @@ def _ingest_many(args: argparse.Namespace) -> int:
     if args.session_id:
         raise InputError("--session-id needs a single session file")
     memory = common.memory(args.data_dir)
-    results = memory.ingest_many(session_files(args.file), agent_id=args.agent, include_tools=args.include_tools)
-    report: dict[str, Any] = {"sessions": [r.model_dump() for r in results]}
+    skipped: list[dict[str, str]] = []
+
+    def skip(source: Any, error: InputError) -> None:  # one bad file must not keep the others out
+        skipped.append({"file": str(source), "error": str(error)})
+        print(f"alaya: warning: skipped {error}", file=sys.stderr)
+
+    results = memory.ingest_many(session_files(args.file), agent_id=args.agent, include_tools=args.include_tools,
+                                 on_bad=skip)
+    report: dict[str, Any] = {"sessions": [r.model_dump() for r in results], "skipped": skipped}
     if args.distill:
         report["distilled"] = memory.distill().model_dump()
-    return _print_ingested(args, report, f"ingested {len(results)} sessions: {sum(r.new_turns for r in results)} new turns")
+    headline = f"ingested {len(results)} sessions: {sum(r.new_turns for r in results)} new turns"
+    _print_ingested(args, report, headline + (f"; skipped {len(skipped)} files (see above)" if skipped else ""))
+    return 1 if skipped else 0
 
 
 def _print_ingested(args: argparse.Namespace, report: dict[str, Any], headline: str) -> int:

@@ -11,7 +11,7 @@ files are atomic, the Kuzu transaction is all or nothing (journal.py).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,25 +48,35 @@ def session_files(paths: Iterable[str | Path]) -> list[Path]:
 
 
 def ingest_many(memory: "Memory", sources: Iterable[Any], *, agent_id: str | None = None,
-                include_tools: bool = False, chunk: int = CHUNK) -> list["IngestResult"]:
-    """Ingest every source (path, bytes or Session), `chunk` sessions per lock hold."""
+                include_tools: bool = False, chunk: int = CHUNK,
+                on_bad: Callable[[Any, InputError], None] | None = None) -> list["IngestResult"]:
+    """Ingest every source (path, bytes or Session), `chunk` sessions per lock hold. A source
+    that cannot be parsed stops everything (nothing of its chunk is stored), unless `on_bad`
+    is given: then it is handed the source and the error, and the others are stored."""
     memory.dirs.require()
     results: list["IngestResult"] = []
     pending: list[Any] = []
     for source in sources:
         pending.append(source)
         if len(pending) >= chunk:
-            results += _ingest_chunk(memory, pending, agent_id, include_tools)
+            results += _ingest_chunk(memory, pending, agent_id, include_tools, on_bad)
             pending = []
     if pending:
-        results += _ingest_chunk(memory, pending, agent_id, include_tools)
+        results += _ingest_chunk(memory, pending, agent_id, include_tools, on_bad)
     return results
 
 
-def _ingest_chunk(memory: "Memory", sources: list[Any], agent_id: str | None, include_tools: bool) -> list["IngestResult"]:
+def _ingest_chunk(memory: "Memory", sources: list[Any], agent_id: str | None, include_tools: bool,
+                  on_bad: Callable[[Any, InputError], None] | None) -> list["IngestResult"]:
     sessions = []
     for source in sources:  # parse and redact outside the lock
-        session = parse_source(source, agent_id=agent_id, session_id=None, include_tools=include_tools)
+        try:
+            session = parse_source(source, agent_id=agent_id, session_id=None, include_tools=include_tools)
+        except InputError as exc:
+            if on_bad is None:
+                raise
+            on_bad(source, exc)
+            continue
         sessions.append(redact.for_ingest(memory, session))
     results: list["IngestResult"] = []
     start = 0
