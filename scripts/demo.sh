@@ -8,7 +8,16 @@ export ALAYA_HOME="$PWD/demo-data"
 alaya() { .venv/bin/alaya "$@"; }
 rm -rf "$ALAYA_HOME"
 
-step() { printf '\n\033[1m$ alaya %s\033[0m\n' "$*"; alaya "$@"; }
+# echo each command as it can be pasted into a shell (arguments with spaces or symbols in single
+# quotes), then run it
+quoted() {
+  local arg out=()
+  for arg in "$@"; do
+    if [[ "$arg" =~ ^[A-Za-z0-9_./,:=@%+-]+$ ]]; then out+=("$arg"); else out+=("'${arg//\'/\'\\\'\'}'"); fi
+  done
+  printf '%s' "${out[*]}"
+}
+step() { printf '\n\033[1m$ alaya %s\033[0m\n' "$(quoted "$@")"; alaya "$@"; }
 step init
 for session in openclaw_alaya/demo/*; do
   step ingest "$session"

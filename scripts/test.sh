@@ -17,6 +17,10 @@ if [ "$status" -ne 0 ]; then
   echo "JS tests failed (exit $status); full output: .venv-test/js-tests.tap"
 fi
 
-echo "== pytest (Python and end-to-end)"
-.venv-test/bin/python -m pytest -q "$@" || status=$?
+echo "== pytest (Python and end-to-end): one line per test file, the slowest tests at the end"
+if [ "${ALAYA_SKIP_E2E:-}" != "1" ] && [ ! -d .cache/openclaw ]; then
+  echo "   the end-to-end tests install Node 24 and OpenClaw into .cache/openclaw first (about 840 MB,"
+  echo "   once); ALAYA_SKIP_E2E=1 skips them"
+fi
+.venv-test/bin/python -m pytest --durations=5 "$@" || status=$?
 exit "$status"
