@@ -175,6 +175,31 @@ def test_think_prefix_and_code_fence_are_stripped():
     assert extract_json("<think>unclosed reasoning " + GOOD)["cards"][0]["type"] == "decision"
 
 
+def test_a_trailing_comma_in_the_answer_still_gives_the_cards():
+    """A trailing comma made an inner card the answer: 0 cards, 0 repairs, 0 fallbacks."""
+    distiller = LLMDistiller(config())
+    cards = json.loads(GOOD)["cards"]
+    slipped = '{"cards": [' + ", ".join(json.dumps(c) for c in cards) + ',], "links": [],}'
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(slipped)
+    with respx.mock(base_url=API) as mock:
+        route = mock.post("/chat/completions").mock(return_value=httpx.Response(200, json=chat_body(slipped)))
+        result = distiller.distill(SESSION)
+    assert route.call_count == 1 and distiller.stats["repairs"] == 0 and distiller.stats["fallbacks"] == 0
+    assert len(result.cards) == 2 and result.cards[0].type == "decision"
+
+
+def test_an_answer_without_cards_is_not_taken_for_an_empty_one():
+    distiller = LLMDistiller(config())
+    with respx.mock(base_url=API) as mock:
+        route = mock.post("/chat/completions").mock(side_effect=[
+            httpx.Response(200, json=chat_body('{"title": "x", "content": "y"}')),
+            httpx.Response(200, json=chat_body(GOOD)),
+        ])
+        result = distiller.distill(SESSION)
+    assert route.call_count == 2 and distiller.stats["repairs"] == 1 and len(result.cards) == 2
+
+
 def test_malformed_json_is_repaired_once():
     distiller = LLMDistiller(config())
     with respx.mock(base_url=API) as mock:

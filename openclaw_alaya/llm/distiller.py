@@ -92,7 +92,7 @@ class LLMSummary(BaseModel):
 
 
 class LLMOutput(BaseModel):
-    cards: list[LLMCard] = Field(default_factory=list)
+    cards: list[LLMCard]  # required: an answer without it is not an answer with no cards
     links: list[LLMLink] = Field(default_factory=list)
     summary: LLMSummary | None = None
 
@@ -101,13 +101,17 @@ class LLMOutput(BaseModel):
 
 
 def extract_json(text: str) -> Any:
-    """The first JSON object in a model's answer: `<think>` blocks and code fences removed,
-    text before and after ignored. Raises ValueError when there is none."""
+    """The JSON object of a model's answer: `<think>` blocks and code fences removed, text
+    before and after ignored, the object with a `cards` key preferred. When no object with
+    `cards` parses as it is, the JSON slips models make (a trailing comma, single quotes, a
+    missing bracket) are repaired; without that, a trailing comma made an inner card the
+    answer and the session was distilled into nothing. Raises ValueError when there is none."""
     if not isinstance(text, str) or not text.strip():
         raise ValueError("the answer is empty")
     cleaned = _OPEN_THINK.sub("", _THINK.sub("", text))
     candidates = [m.group(1) for m in _FENCE.finditer(cleaned)] + [cleaned]
     decoder = json.JSONDecoder()
+    first: dict[str, Any] | None = None
     for candidate in candidates:
         for match in re.finditer(r"\{", candidate):
             try:
@@ -115,8 +119,29 @@ def extract_json(text: str) -> Any:
             except json.JSONDecodeError:
                 continue
             if isinstance(value, dict):
-                return value
+                if "cards" in value:
+                    return value
+                first = first or value
+    repaired = _repaired(candidates)
+    if repaired is not None:
+        return repaired
+    if first is not None:
+        return first  # validation then says what is missing, and the model is asked to repair
     raise ValueError("no JSON object found in the answer")
+
+
+def _repaired(candidates: list[str]) -> dict[str, Any] | None:
+    """The first candidate that json-repair turns into an object with a `cards` key."""
+    import json_repair  # only an answer that does not parse pays for it
+
+    for candidate in candidates:
+        start = candidate.find("{")
+        if start < 0:
+            continue
+        value = json_repair.loads(candidate[start:])
+        if isinstance(value, dict) and "cards" in value:
+            return value
+    return None
 
 
 def parse_output(text: str) -> LLMOutput:
