@@ -431,3 +431,16 @@ def test_import_memex_notes_become_cards_links_and_l3_sessions(memory, tmp_path)
     rebuild(memory)
     assert _snapshot(memory) == before
     assert memory.recall("embedded graph").nodes[0].card_id == kuzu
+
+
+def test_note_front_matter_is_read_as_yaml():
+    from openclaw_alaya.maintenance.memex import parse_note
+
+    folded = parse_note("---\ntitle: >\n  Why we chose Kuzu\n  over Neo4j\ntags: [graph, 'db']\n---\n# Heading\nbody", "f")
+    assert folded["title"] == "Why we chose Kuzu over Neo4j" and folded["tags"] == ["graph", "db"]
+    quoted = parse_note("---\ntitle: 'It''s the pool size'\ntags:\n  - pgbouncer\n  - ops\nimportance: 0.9\n"
+                        "date: 2024-01-01\n---\ntext", "f")
+    assert quoted["title"] == "It's the pool size" and quoted["tags"] == ["pgbouncer", "ops"]
+    assert quoted["importance"] == 0.9
+    broken = parse_note("---\ntitle: [unclosed\n---\n# Fallback heading\n", "f")
+    assert broken["title"] == "Fallback heading" and broken["body"] == "# Fallback heading"

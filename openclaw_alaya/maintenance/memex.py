@@ -59,6 +59,8 @@ def parse_note(text: str, fallback_title: str) -> dict[str, Any]:
                 body = "\n".join(lines[end + 1:])
                 break
     tags = meta.get("tags") or []
+    if not isinstance(tags, (list, str)):
+        tags = [tags]
     if isinstance(tags, str):
         tags = [t.strip() for t in re.split(r"[,\s]+", tags.strip("[]")) if t.strip()]
     heading = _HEADING.search(body)
@@ -78,24 +80,16 @@ def parse_note(text: str, fallback_title: str) -> dict[str, Any]:
 
 
 def _front_matter(lines: list[str]) -> dict[str, Any]:
-    """The simple YAML people write in front matter: `key: value`, `key: [a, b]`, `- item` lists."""
-    meta: dict[str, Any] = {}
-    key = None
-    for line in lines:
-        item = re.match(r"^\s*-\s+(.*)$", line)
-        if item and key is not None:
-            if not isinstance(meta.get(key), list):
-                meta[key] = []
-            meta[key].append(item.group(1).strip().strip("'\""))
-            continue
-        pair = re.match(r"^([A-Za-z_][\w-]*)\s*:\s*(.*)$", line)
-        if pair:
-            key, value = pair.group(1).lower(), pair.group(2).strip()
-            if value.startswith("[") and value.endswith("]"):
-                meta[key] = [v.strip().strip("'\"") for v in value[1:-1].split(",") if v.strip()]
-            else:
-                meta[key] = value.strip("'\"") if value else None
-    return meta
+    """The front matter as YAML (folded and quoted titles, lists in either style, dates); keys
+    lower-cased. Front matter that is not a YAML mapping gives nothing: the note still imports,
+    titled by its heading or file name."""
+    import yaml  # only import-memex reads YAML
+
+    try:
+        data = yaml.safe_load("\n".join(lines))
+    except yaml.YAMLError:
+        return {}
+    return {str(k).lower(): v for k, v in data.items()} if isinstance(data, dict) else {}
 
 
 def session_for(path: Path, root: Path, agent_id: str) -> Session:
