@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -213,6 +214,34 @@ class Config(_Section):
 
     def save(self, path: Path) -> None:
         atomic_write(path, self.model_dump_json(indent=2) + "\n")
+
+    def get(self, key: str) -> Any:
+        """The value at a dotted key (`recall.rrf_k`), or a whole section as a dict."""
+        value: Any = self.model_dump(mode="json")
+        for part in key.split("."):
+            if not isinstance(value, dict) or part not in value:
+                raise ConfigError(f"{key}: unknown key")
+            value = value[part]
+        return value
+
+    def with_value(self, key: str, text: str) -> "Config":
+        """A copy with `key` set from `text` (read as JSON when it parses: numbers, true/false,
+        null, lists; else taken as a string), validated like config.json itself."""
+        self.get(key)  # the key must exist: a typo must not pass as a new setting
+        try:
+            value = json.loads(text)
+        except ValueError:
+            value = text
+        data = self.model_dump(mode="json")
+        *parents, last = key.split(".")
+        target = data
+        for part in parents:
+            target = target[part]
+        target[last] = value
+        try:
+            return type(self).model_validate(data)
+        except ValidationError as exc:
+            raise ConfigError(f"config: {_first_problem(exc)}") from None
 
 
 def _first_problem(exc: ValidationError) -> str:

@@ -212,3 +212,18 @@ def test_ingesting_a_folder_skips_a_bad_file_reports_it_and_keeps_the_rest(tmp_p
     assert "not valid JSON" in report["skipped"][0]["error"]
     assert proc.stderr.decode().count("\n") == 1 and "alaya: warning: skipped" in proc.stderr.decode()
     assert json.loads(ok(alaya(data, "status", "--json")))["sessions"] == 1
+
+
+def test_config_get_and_set_by_dotted_key(tmp_path):
+    data = tmp_path / "data"
+    ok(alaya(data, "init"))
+    assert ok(alaya(data, "config", "get", "hook.budget_tokens")).strip() == "1200"
+    assert ok(alaya(data, "config", "set", "hook.budget_tokens", "800")).strip() == "hook.budget_tokens = 800"
+    assert json.loads((data / "config.json").read_text())["hook"]["budget_tokens"] == 800
+    assert json.loads(ok(alaya(data, "config", "get", "hook")))["budget_tokens"] == 800
+    before = (data / "config.json").read_bytes()
+    for key, value, message in [("hook.budgt", "5", "hook.budgt: unknown key"),
+                                ("hook.budget_tokens", "lots", "hook.budget_tokens: Input should be a valid integer")]:
+        proc = alaya(data, "config", "set", key, value)
+        assert proc.returncode == 1 and message in proc.stderr.decode() and proc.stderr.decode().count("\n") == 1
+    assert (data / "config.json").read_bytes() == before

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..errors import AlayaError, InputError
-from . import common, hook, maintenance, ops, serve
+from . import common, configure, hook, maintenance, ops, serve
 from .common import print_json
 from .render import render_recall, render_schema, render_status, render_trace
 
@@ -295,8 +295,10 @@ def _parser() -> argparse.ArgumentParser:
     schema.add_argument("--node-types", action="store_true")
 
     command("status", cmd_status, "counts of sessions, cards and links")
-    for group in (hook, ops, maintenance, serve):  # hook session-start|end; plugins, introspect, backup, cron;
-        group.add_commands(sub, command)  # reembed, verify, rebuild, export, import-memex; serve start|run|stop|status
+    # hook session-start|end; plugins, introspect, backup, cron; reembed, verify, rebuild, export,
+    # import-memex; serve start|run|stop|status; config get|set
+    for group in (hook, ops, maintenance, serve, configure):
+        group.add_commands(sub, command)
     return parser
 
 

@@ -1,0 +1,54 @@
+"""`alaya config get [KEY]` and `alaya config set KEY VALUE`: read and change config.json by
+dotted key (`recall.rrf_k`, `hook.budget_tokens`), validated as the file itself is, so a typo
+or a bad value is refused with the key named and the file is left as it was."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+
+def add_commands(sub: Any, command: Any) -> None:
+    config = command("config", _usage, "read or change config.json by dotted key", json_flag=False)
+    actions = config.add_subparsers(title="actions", metavar="ACTION")
+    get = actions.add_parser("get", help="print a setting, a section, or everything (as JSON)")
+    get.add_argument("key", nargs="?", help="dotted key, e.g. recall.rrf_k (default: everything)")
+    get.set_defaults(handler=cmd_get)
+    set_ = actions.add_parser("set", help="change one setting (VALUE read as JSON when it parses, else as text)")
+    set_.add_argument("key", help="dotted key, e.g. hook.budget_tokens")
+    set_.add_argument("value")
+    set_.set_defaults(handler=cmd_set)
+
+
+def _usage(args: argparse.Namespace) -> int:
+    print("usage: alaya config {get,set} ...", file=sys.stderr)
+    return 2
+
+
+def _paths(args: argparse.Namespace):
+    from ..store.datadir import DataDir, resolve_data_dir
+
+    dirs = DataDir(resolve_data_dir(args.data_dir))
+    dirs.require()
+    return dirs.config
+
+
+def cmd_get(args: argparse.Namespace) -> int:
+    from ..config import Config
+
+    config = Config.load(_paths(args))
+    value = config.get(args.key) if args.key else config.model_dump(mode="json")
+    print(json.dumps(value, ensure_ascii=False, indent=2) if isinstance(value, (dict, list)) else json.dumps(value))
+    return 0
+
+
+def cmd_set(args: argparse.Namespace) -> int:
+    from ..config import Config
+
+    path = _paths(args)
+    config = Config.load(path).with_value(args.key, args.value)
+    config.save(path)
+    print(f"{args.key} = {json.dumps(config.get(args.key), ensure_ascii=False)}")
+    return 0
