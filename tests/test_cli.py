@@ -227,3 +227,11 @@ def test_config_get_and_set_by_dotted_key(tmp_path):
         proc = alaya(data, "config", "set", key, value)
         assert proc.returncode == 1 and message in proc.stderr.decode() and proc.stderr.decode().count("\n") == 1
     assert (data / "config.json").read_bytes() == before
+
+
+def test_shell_completion_knows_the_commands_and_their_options(tmp_path):
+    script = ok(alaya(tmp_path, "completion", "bash"))
+    for word in ("recall", "introspect", "serve", "--from-nodes", "--top-k", "session-start"):
+        assert word in script
+    bash = subprocess.run(["bash", "-n"], input=script.encode(), capture_output=True)
+    assert bash.returncode == 0, bash.stderr.decode()  # a script bash can load

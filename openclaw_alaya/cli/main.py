@@ -230,6 +230,13 @@ def cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_completion(args: argparse.Namespace) -> int:
+    import shtab  # only this command needs it
+
+    print(shtab.complete(_parser(), shell=args.shell))
+    return 0
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     from ..maintenance.status import status as collect
 
@@ -295,6 +302,9 @@ def _parser() -> argparse.ArgumentParser:
     schema.add_argument("--node-types", action="store_true")
 
     command("status", cmd_status, "counts of sessions, cards and links")
+    completion = command("completion", cmd_completion, "print a shell completion script", json_flag=False)
+    completion.add_argument("shell", choices=["bash", "zsh", "tcsh"],
+                            help="e.g. `alaya completion bash > ~/.local/share/bash-completion/completions/alaya`")
     # hook session-start|end; plugins, introspect, backup, cron; reembed, verify, rebuild, export,
     # import-memex; serve start|run|stop|status; config get|set
     for group in (hook, ops, maintenance, serve, configure):
