@@ -235,3 +235,10 @@ def test_shell_completion_knows_the_commands_and_their_options(tmp_path):
         assert word in script
     bash = subprocess.run(["bash", "-n"], input=script.encode(), capture_output=True)
     assert bash.returncode == 0, bash.stderr.decode()  # a script bash can load
+
+
+def test_recall_warns_about_a_relation_no_link_has(demo_dir):
+    proc = alaya(demo_dir, "recall", "--concepts", "pgbouncer", "--rel", "NOT_A_REL,caused by", "--top-k", "2")
+    assert proc.returncode == 0 and proc.stdout.decode().startswith("1. ")
+    warnings = proc.stderr.decode().splitlines()
+    assert len(warnings) == 1 and "no link has the relation NOT_A_REL" in warnings[0] and "CAUSED_BY" in warnings[0]

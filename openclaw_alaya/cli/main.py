@@ -149,6 +149,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
         request.update({k: v for k, v in _stdin_request().items() if v is not None})
     memory = common.memory(args.data_dir)
     result = memory.recall(**request)
+    _warn_unknown_relations(memory, request["relations"])
     if args.json:
         print_json(result.model_dump())
     else:
@@ -157,6 +158,20 @@ def cmd_recall(args: argparse.Namespace) -> int:
         if hint:
             print(hint)
     return 0
+
+
+def _warn_unknown_relations(memory: "Alaya", relations: list[str]) -> None:
+    """A relation no link has cannot be followed: say so rather than answer as if it could."""
+    if not relations:
+        return
+    from ..models import normalise_relation
+
+    known = {r["name"]: r for r in memory.schema()["relations"]}
+    for name in dict.fromkeys(normalise_relation(r) for r in relations):
+        if name not in known or not known[name]["count"]:
+            used = sorted(n for n, r in known.items() if r["count"])
+            print(f"alaya: warning: no link has the relation {name} (in use: {', '.join(used) or 'none'})",
+                  file=sys.stderr)
 
 
 def _empty_store_hint(memory: "Alaya") -> str | None:
