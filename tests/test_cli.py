@@ -242,3 +242,11 @@ def test_recall_warns_about_a_relation_no_link_has(demo_dir):
     assert proc.returncode == 0 and proc.stdout.decode().startswith("1. ")
     warnings = proc.stderr.decode().splitlines()
     assert len(warnings) == 1 and "no link has the relation NOT_A_REL" in warnings[0] and "CAUSED_BY" in warnings[0]
+
+
+def test_status_counts_cards_by_type_links_by_relation_and_the_session_span(demo_dir):
+    status = json.loads(ok(alaya(demo_dir, "status", "--json")))
+    assert sum(status["cards_by_type"].values()) == status["cards"]
+    assert sum(status["links_by_relation"].values()) == status["links"]
+    span = status["sessions_span"]
+    assert span["oldest"] and span["newest"] and span["oldest"] <= span["newest"]

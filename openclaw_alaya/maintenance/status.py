@@ -1,6 +1,7 @@
 """`alaya status`, assembled in one place (seed §4.9): counts per layer, sessions waiting to be
-distilled, the providers and what they spent, cards per tier, a temperature histogram, sizes
-on disk, the access log not yet folded in, and how many secrets were redacted."""
+distilled, the providers and what they spent, cards per type and tier, links per relation, the
+oldest and newest session, a temperature histogram, sizes on disk, the access log not yet
+folded in, and how many secrets were redacted."""
 
 from __future__ import annotations
 
@@ -55,6 +56,11 @@ def details(memory: "Memory") -> dict[str, Any]:
     with memory.reading("status (tiers)") as graph:
         tiers = dict(graph.query("MATCH (c:Card) RETURN c.tier, count(*)"))
         temps = [r[0] for r in graph.query("MATCH (c:Card) RETURN c.temperature") if r[0] is not None]
+        types = dict(graph.query("MATCH (c:Card) RETURN c.type, count(*)"))
+        relations = graph.relation_counts()
+        # a missing time is stored as "" (store/graph.py), which coalesce() would not skip
+        dates = sorted((started or ingested)[:10] for started, ingested in
+                       graph.query("MATCH (s:Session) RETURN s.started_at, s.ingested_at") if started or ingested)
     root = memory.dirs.root
     raw_sessions = memory.raw.session_ids()
     contexts = len(list(memory.raw.contexts_dir.glob("*.json"))) if memory.raw.contexts_dir.is_dir() else 0
@@ -70,6 +76,9 @@ def details(memory: "Memory") -> dict[str, Any]:
         "state": {"bytes": size_of(memory.dirs.state)},
     }
     return {
+        "cards_by_type": {t: int(n) for t, n in sorted(types.items(), key=lambda kv: (-kv[1], kv[0] or ""))},
+        "links_by_relation": dict(sorted(relations.items(), key=lambda kv: (-kv[1], kv[0]))),
+        "sessions_span": {"oldest": dates[0] if dates else None, "newest": dates[-1] if dates else None},
         "tiers": {t: int(tiers.get(t, 0)) for t in ("HOT", "WARM", "COLD")},
         "temperature_histogram": histogram(temps),
         "access_log_unfolded": access_lines,
