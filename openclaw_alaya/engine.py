@@ -317,10 +317,11 @@ class Alaya:
         return LinkResult(src=src, dst=dst, rel=name, custom=is_custom(name), edges=len(links))
 
     def schema(self) -> dict[str, Any]:
-        """Relation names (core and custom in use, with counts) and card types."""
+        """Relation names (core and custom in use) and card types (built in and in use), with counts."""
         self.dirs.require()
         with self.reading("schema") as graph:
             counts = {**graph.relation_counts(), "EXTRACTED_FROM": graph.provenance_count()}
+            types = graph.type_counts()
         relations = [
             {"name": name, "description": text, "core": True, "count": counts.get(name, 0)}
             for name, text in CORE_RELATIONS.items()
@@ -330,7 +331,9 @@ class Alaya:
             for name, n in sorted(counts.items())
             if name not in CORE_RELATIONS
         ]
-        node_types = [{"name": name, "description": text} for name, text in CARD_TYPES.items()]
+        node_types = [{"name": name, "description": text, "count": types.get(name, 0)} for name, text in CARD_TYPES.items()]
+        node_types += [{"name": name, "description": "custom type", "count": n}
+                       for name, n in sorted(types.items()) if name not in CARD_TYPES]
         return {"relations": relations, "node_types": node_types}
 
 

@@ -250,3 +250,9 @@ def test_status_counts_cards_by_type_links_by_relation_and_the_session_span(demo
     assert sum(status["links_by_relation"].values()) == status["links"]
     span = status["sessions_span"]
     assert span["oldest"] and span["newest"] and span["oldest"] <= span["newest"]
+
+
+def test_schema_counts_cards_per_type(demo_dir):
+    types = json.loads(ok(alaya(demo_dir, "schema", "--node-types", "--json")))["node_types"]
+    status = json.loads(ok(alaya(demo_dir, "status", "--json")))
+    assert sum(t["count"] for t in types) == status["cards"] > 0

@@ -59,7 +59,7 @@ def render_schema(schema: dict[str, Any]) -> str:
     if "node_types" in schema:
         lines.append("card types:")
         for node_type in schema["node_types"]:
-            lines.append(f"  {node_type['name']:<12} {node_type['description']}")
+            lines.append(f"  {node_type['name']:<12} {node_type['count']:>6}  {node_type['description']}")
     return "\n".join(lines)
 
 

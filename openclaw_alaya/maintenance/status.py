@@ -56,7 +56,7 @@ def details(memory: "Memory") -> dict[str, Any]:
     with memory.reading("status (tiers)") as graph:
         tiers = dict(graph.query("MATCH (c:Card) RETURN c.tier, count(*)"))
         temps = [r[0] for r in graph.query("MATCH (c:Card) RETURN c.temperature") if r[0] is not None]
-        types = dict(graph.query("MATCH (c:Card) RETURN c.type, count(*)"))
+        types = graph.type_counts()
         relations = graph.relation_counts()
         # a missing time is stored as "" (store/graph.py), which coalesce() would not skip
         dates = sorted((started or ingested)[:10] for started, ingested in

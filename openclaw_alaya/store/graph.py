@@ -481,6 +481,10 @@ class GraphStore:
         entities = self._rows("MATCH (e:Entity) RETURN count(e)")[0][0]
         return {"sessions": sessions, "cards": cards, "links": links, "entities": entities}
 
+    def type_counts(self) -> dict[str, int]:
+        """Cards per type."""
+        return {t: n for t, n in self._rows("MATCH (c:Card) RETURN c.type, count(*)")}
+
     def provenance_count(self) -> int:
         """EXTRACTED_FROM edges: card → the sessions it was distilled from."""
         return self._rows("MATCH (:Card)-[e:EXTRACTED_FROM]->(:Session) RETURN count(e)")[0][0]
