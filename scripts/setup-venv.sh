@@ -10,12 +10,18 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 spec="."
 [ -n "$extras" ] && spec=".[$extras]"
-# Installed already from this very pyproject.toml: nothing to do (a second run works offline).
+# The versions the tests and benchmarks ran on (constraints.txt), where they exist (Python 3.11+).
+constraints=()
+if "$venv/bin/python" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+  constraints=(-c constraints.txt)
+fi
+# Installed already from this very pyproject.toml and constraints.txt: nothing to do (a second
+# run works offline).
 stamp="$venv/.alaya-install"
-want="$spec $(sha256sum pyproject.toml | cut -d' ' -f1)"
+want="$spec ${constraints[*]:-} $(cat pyproject.toml constraints.txt | sha256sum | cut -d' ' -f1)"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -x "$venv/bin/alaya" ]; then
   exit 0
 fi
 "$venv/bin/python" -m pip install --quiet --upgrade pip >/dev/null
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check -e "$spec"
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${constraints[@]}" -e "$spec"
 echo "$want" > "$stamp"
