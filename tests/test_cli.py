@@ -256,3 +256,10 @@ def test_schema_counts_cards_per_type(demo_dir):
     types = json.loads(ok(alaya(demo_dir, "schema", "--node-types", "--json")))["node_types"]
     status = json.loads(ok(alaya(demo_dir, "status", "--json")))
     assert sum(t["count"] for t in types) == status["cards"] > 0
+
+
+def test_from_nodes_results_come_nearest_first(demo_dir):
+    start = json.loads(ok(alaya(demo_dir, "recall", "--concepts", "pgbouncer", "--top-k", "1", "--json")))["nodes"][0]
+    result = json.loads(ok(alaya(demo_dir, "recall", "--from-nodes", start["card_id"], "--depth", "2", "--json")))
+    distances = [n["h_distance"] for n in result["nodes"]]
+    assert len(distances) >= 3 and distances == sorted(distances)

@@ -90,6 +90,8 @@ class Recaller:
         closeness = self._closeness(reference, [h.card_id for h in ranked], index)
         cards = _LazyCards(graph, [h.card_id for h in ranked], (request.top_k or self.config.top_k) + 4)
         nodes = self._take(_final_order(ranked, cards, request.scope), closeness, depth, request)
+        if request.from_nodes:  # navigation: the nearest place first (the seed's contract)
+            nodes.sort(key=lambda n: (n.h_distance, -n.score))
         explorable = self._explorable(nodes, graph, reference, index)
         avg = round(sum(n.h_distance for n in nodes) / len(nodes), 4) if nodes else 0.0
         return RecallResult(nodes=nodes, explorable=explorable, h_distance_avg=avg)
