@@ -263,3 +263,12 @@ def test_from_nodes_results_come_nearest_first(demo_dir):
     result = json.loads(ok(alaya(demo_dir, "recall", "--from-nodes", start["card_id"], "--depth", "2", "--json")))
     distances = [n["h_distance"] for n in result["nodes"]]
     assert len(distances) >= 3 and distances == sorted(distances)
+
+
+def test_link_defaults_to_relates_to(tmp_path):
+    data = tmp_path / "data"
+    ok(alaya(data, "init"))
+    ok(alaya(data, "ingest", str(DEMO / "prefs-pnpm.json"), "--distill"))
+    ids = [n["card_id"] for n in json.loads(ok(alaya(data, "recall", "pnpm", "--top-k", "2", "--json")))["nodes"]]
+    linked = json.loads(ok(alaya(data, "link", ids[0], ids[1], "--json")))
+    assert linked["rel"] == "RELATES_TO" and linked["custom"] is True

@@ -309,7 +309,8 @@ def _parser() -> argparse.ArgumentParser:
     link = command("link", cmd_link, "record a relation between two cards")
     link.add_argument("src")
     link.add_argument("dst")
-    link.add_argument("--rel", required=True, help="relation name; unknown names become custom relations")
+    link.add_argument("--rel", default="RELATES_TO",
+                      help="relation name (default RELATES_TO); unknown names become custom relations")
     link.add_argument("--weight", type=float, default=1.0)
 
     schema = command("schema", cmd_schema, "list relation types and card types")
