@@ -29,3 +29,7 @@ class LockTimeoutError(AlayaError):
 
 class NotInitializedError(AlayaError):
     """The data directory has no memory store yet."""
+
+
+class DamagedStoreError(AlayaError):
+    """The graph or the index is damaged or missing: `alaya rebuild` derives them again from L3."""

@@ -183,7 +183,7 @@ def capture(memory: "Memory", event: EndEvent) -> dict[str, Any]:
         from ..ingest.formats import derive_session_id
 
         sid = report["session_id"] = derive_session_id(event.turns)
-    if not memory.dirs.graph.exists():
+    if not memory.dirs.initialized():
         if not event.turns:
             report["distilled"] = False
             return report

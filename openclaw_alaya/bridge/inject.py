@@ -140,7 +140,7 @@ def render(sections: list[Section]) -> str:
 def default_sections(memory: "Memory", request: StartRequest) -> list[Section]:
     from . import summary as summary_mod
 
-    if not memory.dirs.graph.exists():
+    if not memory.dirs.initialized():
         return []
     relevant: list[Item] = []
     prompt = " ".join((request.prompt or "").split())

@@ -48,9 +48,10 @@ def cmd_session_start(args: argparse.Namespace) -> int:
     from ..bridge.inject import StartRequest, build
 
     memory = common.memory(args.data_dir)  # inside `alaya serve`: the resident one
-    if not memory.dirs.graph.exists():
+    if not memory.dirs.initialized():
         _emit({})
         return 0
+    memory.dirs.require()
     cfg = memory.config.hook
     budget = args.budget if args.budget is not None else cfg.budget_tokens
     if budget < 0:

@@ -3,7 +3,8 @@ lock runs `recover` under the write lock before the next write, or before the ne
 a dead write's record waits, and `check` lists the same disagreements without fixing them
 (`alaya verify`, the crash tests).
 
-Two reconciliations, in write order:
+First, a swap of rebuilt stores cut off between its renames is finished (store/swap.py). Then
+two reconciliations, in write order:
 
 1. L3 → L2 sessions: every session file without a `Session` node, and every session file
    changed since the oldest dead write began, gets its node from the file (turn count, path;
@@ -18,7 +19,9 @@ import json
 import time
 from typing import TYPE_CHECKING, Any
 
+from ..errors import DamagedStoreError
 from ..models import index_row, index_text, now_iso
+from ..store import swap
 from ..store.fsutil import append_line
 from ..store.journal import Journal, checkpoint_cut_off
 from .sessions import session_row
@@ -29,23 +32,36 @@ if TYPE_CHECKING:
 
 
 def recover(memory: "Memory") -> dict[str, Any]:
-    """Reconcile after dead writes (the caller holds the write lock). Returns what was fixed."""
+    """Reconcile after dead writes (the caller holds the write lock). Returns what was fixed.
+    A damaged graph or index is left as it is, with the records: the command's own open of it
+    names `alaya rebuild`, which derives both again from L3."""
+    swapped = swap.finish(memory.dirs.root)
+    if swapped:
+        memory.reopen_index()  # the tables this process may have open were just replaced
     journal = Journal(memory.dirs.journal)
     records = journal.records()
     if not records and not checkpoint_cut_off(memory.dirs.root):
-        return {}
+        return _logged(memory, {"swap_finished": True}) if swapped else {}
     if not memory.dirs.graph.exists():
         for record in records:
             journal.end(record["path"])
         return {}
     since = min((r["since"] for r in records), default=time.time()) - 2.0
-    with memory.writing("recovery") as graph:  # a read-write open also replays Kuzu's WAL
-        sessions = _reconcile_sessions(memory, graph, since)
-        cards = graph.query("MATCH (c:Card) RETURN c.id, c.tier")
-    rows = _reconcile_index(memory, {cid: tier or "WARM" for cid, tier in cards})
+    try:
+        with memory.writing("recovery") as graph:  # a read-write open also replays Kuzu's WAL
+            sessions = _reconcile_sessions(memory, graph, since)
+            cards = graph.query("MATCH (c:Card) RETURN c.id, c.tier")
+        rows = _reconcile_index(memory, {cid: tier or "WARM" for cid, tier in cards})
+    except DamagedStoreError:
+        return {}
     for record in records:
         journal.end(record["path"])
-    report = {"interrupted": [r["operation"] for r in records], "sessions": sessions, **rows}
+    return _logged(memory, {"swap_finished": swapped, "interrupted": [r["operation"] for r in records],
+                    "sessions": sessions, **rows})
+
+
+def _logged(memory: "Memory", report: dict[str, Any]) -> dict[str, Any]:
+    """`report`, also appended to `state/recoveries.jsonl`."""
     append_line(memory.dirs.state / "recoveries.jsonl", json.dumps({"ts": time.time(), **report}))
     return report
 

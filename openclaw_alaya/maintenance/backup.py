@@ -2,7 +2,8 @@
 layout" and "The lock protocol").
 
 Taken under the shared lock, so no write is half-applied in the copy while recalls go on;
-written to a hidden temporary folder and renamed when complete. The copy is a data directory
+written to a hidden temporary folder and renamed when complete. The work folders of rebuilds,
+reembeds and introspect's copies (store/aside.py) are left out. The copy is a data directory
 itself (`alaya --data-dir COPY recall …` works). Keeps the newest `backup.keep` copies.
 """
 
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
+from ..store import aside
 from ..store.fsutil import ensure_dir
 
 if TYPE_CHECKING:
@@ -48,6 +50,7 @@ def backup(memory: "Memory", dest: str | Path | None = None, keep: int | None = 
         skipped = {x for x in names if x in _SKIP}
         if here == root:
             skipped.add("backups")
+            skipped.update(x for x in names if aside.is_aside(x))  # half-built or thrown-away stores
         skipped.update(x for x in names if (here / x).resolve() == target_dir)
         return skipped
 

@@ -1,17 +1,21 @@
 """`alaya rebuild`: re-derive L2 (graph) and L1 (index) from L3 (docs/architecture.md, "Data
 layout").
 
-1. Outside the lock, a new graph and index are built in `<data dir>/.rebuild-<stamp>/`: every
-   session in `raw/sessions` distilled from its first turn (notes imported with
+1. Outside the lock, a new graph and index are built in a work folder `.rebuild-<pid>-<ns>/`
+   (store/aside.py; the folders of killed rebuilds are removed first): every session in
+   `raw/sessions` distilled from its first turn (notes imported with
    `import-memex` become their cards again), then the L3 logs replayed in time order —
    `raw/links.jsonl` (links made with `alaya link`) and `raw/curation.jsonl` (the resolver's
    merges, CONTRADICTS links and supersedes — an old fact's `valid_until` — and introspect's
    merges, forgets and SIMILAR_TO links). Usage (access counts, last access, creation time,
-   temperature and tier) is carried over from the old graph for cards that still exist; COLD
-   cards get no L1 row.
-2. Under the write lock, if L3 did not change meanwhile (else the build is redone, up to three
-   times), the old `graph.kuzu` and `lancedb/` are moved aside and the new ones moved in; the
-   old ones are deleted after the lock is released.
+   temperature and tier) is carried over from the old graph for cards that still exist (not
+   from a damaged one: the report says so); COLD cards get no L1 row. Nothing of the old graph
+   or index is needed, so a rebuild mends a damaged or missing one.
+2. What L3 gained meanwhile (sessions captured during the build, new log records) is caught up
+   the same way, from where the build left each session: a few times outside the lock, then
+   once more under the write lock, which then swaps the new `graph.kuzu` and `lancedb/` in, as
+   one step a crash cannot cut in half (store/swap.py). The old ones are deleted with the work
+   folder.
 
 The offline distiller is deterministic and card ids are uuid5(session, key), so a rebuild
 gives back the same cards and links.
@@ -19,9 +23,7 @@ gives back the same cards and links.
 
 from __future__ import annotations
 
-import os
 import shutil
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +32,7 @@ import pyarrow as pa
 
 from .. import redact
 from ..distill.plan import DistillPlan, apply, prepare
-from ..errors import AlayaError
+from ..errors import DamagedStoreError
 from ..models import (
     CORE_RELATIONS,
     expand_link,
@@ -40,7 +42,9 @@ from ..models import (
     relation_description,
 )
 from ..progress import progress
+from ..store import aside
 from ..store.graph import GraphStore
+from ..store.swap import install
 from ..store.raw import CURATION_LOG, LINKS_LOG, read_log
 from . import memex
 from .bulk import set_cards
@@ -50,7 +54,8 @@ if TYPE_CHECKING:
     from ..memory import Memory
 
 _BATCH_CARDS = 2000
-_ATTEMPTS = 3
+_LOOKS = 3  # catch-ups outside the lock after the first build, before the last one under it
+KIND = "rebuild"  # work folders `.rebuild-<pid>-<ns>/` (store/aside.py)
 
 
 class _Contexts:
@@ -70,98 +75,144 @@ class _Contexts:
             self.write_context(card_id, session_id, turns)
 
 
-def fingerprint(memory: "Memory") -> list[Any]:
-    files = [memory.raw.sessions_dir / m / f for m in sorted(os.listdir(memory.raw.sessions_dir))
-             if (memory.raw.sessions_dir / m).is_dir() for f in sorted(os.listdir(memory.raw.sessions_dir / m))] \
-        if memory.raw.sessions_dir.is_dir() else []
-    logs = [memory.raw.log_path(LINKS_LOG), memory.raw.log_path(CURATION_LOG)]
-    return [(str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in [*files, *logs] if p.exists()]
+def fingerprint(memory: "Memory") -> dict[str, tuple[int, int]]:
+    """Every session file and L3 log, with its size and time: what a rebuild was derived from."""
+    files = [*memory.raw.session_files(), memory.raw.log_path(LINKS_LOG), memory.raw.log_path(CURATION_LOG)]
+    found = {}
+    for path in files:
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            continue
+        found[str(path)] = (st.st_size, st.st_mtime_ns)
+    return found
+
+
+class _Build:
+    """The new graph and index in a work folder, and what of L3 they were derived from, so a
+    later look at L3 derives only what changed since (`catch_up`)."""
+
+    def __init__(self, memory: "Memory", folder: Path, moment: Any) -> None:
+        self.memory, self.folder, self.stamp = memory, folder, iso(moment)
+        self.seen: dict[str, tuple[int, int]] | None = None  # nothing derived yet
+        self.logged = {LINKS_LOG: 0, CURATION_LOG: 0}  # log records replayed so far
+
+    def catch_up(self, report: dict[str, Any], usage: dict[str, Any] | None = None) -> bool:
+        """Derive what L3 holds and the build does not yet (everything, the first time): new
+        or grown sessions distilled from where the build left them, then the logs' new
+        records replayed. False when nothing had changed."""
+        from ..store.vectors import VectorStore
+
+        now = fingerprint(self.memory)
+        if now == self.seen:
+            return False
+        seen = self.seen or {}
+        changed = [Path(p).stem for p, v in now.items() if p.endswith(".json") and seen.get(p) != v]
+        embedder = self.memory.embedder
+        index = VectorStore(self.folder / "lancedb", embedder.id, embedder.dim)
+        with GraphStore(self.folder / "graph.kuzu", read_only=False) as graph:
+            if self.seen is None:
+                index.create()
+                core = [{"name": n, "description": relation_description(n)} for n in CORE_RELATIONS]
+                index.upsert_relations(core, embedder.embed([r["description"] for r in core]))
+                graph.create_schema()
+            _distill(self.memory, graph, index, sorted(changed), report, self.stamp)
+            replayed = _replay(self.memory, graph, index, self.stamp, self._new_records())
+            report["replayed"] = {k: report["replayed"].get(k, 0) + n for k, n in replayed.items()}
+            if usage is not None:
+                report["usage_carried"] = _carry_usage(graph, index, usage)
+            report["cards_now"] = graph.query("MATCH (c:Card) RETURN count(c)")[0][0]
+        self.seen = now
+        return True
+
+    def _new_records(self) -> list[dict[str, Any]]:
+        """The L3 logs' records not replayed yet, in time order (manual links marked)."""
+        records = []
+        for name in (LINKS_LOG, CURATION_LOG):
+            found = read_log(self.memory.raw.log_path(name))
+            new, self.logged[name] = found[self.logged[name]:], len(found)
+            records += [{**r, "op": r.get("op", "link"), "_manual": True} for r in new] if name == LINKS_LOG else new
+        return sorted(records, key=lambda r: str(r.get("ts") or ""))
+
+    def swap_in(self) -> None:
+        """Under the write lock: the new graph and index replace the old ones in one step a
+        crash cannot cut in half (store/swap.py); the old ones go into the work folder."""
+        install(self.memory.dirs.root, self.folder, ["graph.kuzu", "lancedb"], ["graph.kuzu", "graph.kuzu.wal", "lancedb"])
 
 
 def rebuild(memory: "Memory", *, now: Any = None) -> dict[str, Any]:
-    memory.dirs.require()
-    moment = as_datetime(now)
-    for _attempt in range(_ATTEMPTS):
-        before = fingerprint(memory)
+    """Derive L2 and L1 again from L3, whatever state they are in (docstring above)."""
+    memory.dirs.require(graph=False)
+    aside.sweep(memory.dirs.root, KIND)
+    report: dict[str, Any] = {"sessions": 0, "cards": 0, "links": 0, "notes": 0, "replayed": {}, "usage_carried": 0}
+    try:
         with memory.reading("rebuild (usage of the old graph)") as graph:
             usage = {r.id: r for r in card_rows(graph)}
-        work = memory.dirs.root / f".rebuild-{time.time_ns()}"
-        work.mkdir(mode=0o700)
-        try:
-            report = build(memory, work, usage, moment)
-            old = memory.dirs.root / f".rebuild-old-{time.time_ns()}"
-            with memory.writing("rebuild (swap in the new graph and index)"):
-                if fingerprint(memory) != before:
-                    continue  # L3 changed while building: build again from the new truth
-                old.mkdir(mode=0o700)
-                for name in ("graph.kuzu", "graph.kuzu.wal", "lancedb"):
-                    if (memory.dirs.root / name).exists():
-                        os.replace(memory.dirs.root / name, old / name)
-                for name in ("graph.kuzu", "lancedb"):
-                    os.replace(work / name, memory.dirs.root / name)
-            memory.reopen_index()  # the cached L1 handle points at the old tables
-            shutil.rmtree(old, ignore_errors=True)
-            return report
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
-    raise AlayaError(f"{memory.dirs.root}: raw sessions kept changing during rebuild; try again when it is quieter")
+    except DamagedStoreError as exc:
+        usage = {}
+        report["note"] = f"usage counts not carried over: {exc}"
+    build = _Build(memory, aside.make(memory.dirs.root, KIND), as_datetime(now))
+    try:
+        build.catch_up(report, usage)  # everything, outside the lock
+        for _look in range(_LOOKS):  # sessions captured meanwhile, still outside the lock
+            if not build.catch_up(report):
+                break
+        with memory.writing("rebuild (swap in the new graph and index)", change_graph=False):
+            build.catch_up(report)  # the few captured since the last look, so a busy store still rebuilds
+            build.swap_in()
+        memory.reopen_index()  # the cached L1 handle points at the old tables
+        return report
+    finally:
+        shutil.rmtree(build.folder, ignore_errors=True)
 
 
-def build(memory: "Memory", work: Path, usage: dict[str, Any], moment: Any) -> dict[str, Any]:
+def _distill(memory: "Memory", graph: GraphStore, index: Any, ids: list[str], report: dict[str, Any], stamp: str) -> None:
+    """Distill these sessions' turns that the new graph does not have yet (all of them, the
+    first time); notes imported with `import-memex` become their cards again."""
     from ..providers import make_distiller
-    from ..store.vectors import VectorStore
 
-    stamp = iso(moment)
     embedder = memory.embedder
     distiller = make_distiller(memory.config)
-    index = VectorStore(work / "lancedb", embedder.id, embedder.dim)
-    index.create()
-    core = [{"name": n, "description": relation_description(n)} for n in CORE_RELATIONS]
-    index.upsert_relations(core, embedder.embed([r["description"] for r in core]))
     contexts = _Contexts(memory.raw)
-    report = {"sessions": 0, "cards": 0, "links": 0, "notes": 0, "replayed": {}, "usage_carried": 0}
-    with GraphStore(work / "graph.kuzu", read_only=False) as graph:
-        graph.create_schema()
-        ids = memory.raw.session_ids()
-        batch: list[DistillPlan] = []
-        notes = []
-        for done, session_id in enumerate(ids, 1):
-            # with `redaction.redact_raw` off L3 keeps the original: secrets out before L2/L1
-            session = redact.for_derived(memory, memory.raw.load(session_id))
-            if session is None:
-                continue
-            path = memory.raw.find(session_id)
-            ingested = iso(as_datetime(path.stat().st_mtime)) if path else stamp
-            row = {"id": session.id, "agent_id": session.agent_id, "started_at": session.started_at,
-                   "ingested_at": ingested, "path": str(path), "title": session.title,
-                   "source_format": session.source_format, "turn_count": len(session.turns),
-                   "distilled_turns": 0, "last_card": None}
+    known = graph.get_sessions(ids)
+    batch: list[DistillPlan] = []
+    notes = []
+    for done, session_id in enumerate(ids, 1):
+        # with `redaction.redact_raw` off L3 keeps the original: secrets out before L2/L1
+        session = redact.for_derived(memory, memory.raw.load(session_id))
+        if session is None:
+            continue
+        path = memory.raw.find(session_id)
+        ingested = iso(as_datetime(path.stat().st_mtime)) if path else stamp
+        start = (known.get(session_id) or {}).get("distilled_turns") or 0
+        row = {"id": session.id, "agent_id": session.agent_id, "started_at": session.started_at,
+               "ingested_at": ingested, "path": str(path), "title": session.title,
+               "source_format": session.source_format, "turn_count": len(session.turns),
+               "distilled_turns": start, "last_card": (known.get(session_id) or {}).get("last_card")}
+        if session_id not in known:
             report["sessions"] += 1
-            if session.source_format == memex.FORMAT:
-                graph.upsert_session({**row, "distilled_turns": len(session.turns)})
+        if session.source_format == memex.FORMAT:
+            graph.upsert_session({**row, "distilled_turns": len(session.turns)})
+            if session_id not in known:
                 notes.append((session, memex.card_for(session, stamp)))
-                continue
-            graph.upsert_session(row)
-            batch.append(prepare(session, 0, distiller, embedder, memory.config.distill.max_cards_per_session))
-            if sum(len(p.cards) for p in batch) >= _BATCH_CARDS or done == len(ids):
-                _apply_batch(batch, graph, contexts, index, report)
-                batch = []
-            progress(f"rebuild: distilled {done}/{len(ids)} sessions", done, len(ids))
-        if batch:
+            continue
+        graph.upsert_session(row)
+        batch.append(prepare(session, start, distiller, embedder, memory.config.distill.max_cards_per_session))
+        if sum(len(p.cards) for p in batch) >= _BATCH_CARDS:
             _apply_batch(batch, graph, contexts, index, report)
-        if notes:
-            links, _unresolved = memex.links_for(notes, {}, stamp)
-            memex.apply_notes(graph, notes, links)
-            index.upsert_cards([index_row(c) for _, c in notes], embedder.embed([index_text(c) for _, c in notes]))
-            index.upsert_relations([{"name": memex.RELATION, "description": relation_description(memex.RELATION)}],
-                                   embedder.embed([relation_description(memex.RELATION)]))
-            report["notes"] = len(notes)
-            report["cards"] += len(notes)
-            report["links"] += len(links)
-        report["replayed"] = _replay(memory, graph, index, stamp)
-        report["usage_carried"] = _carry_usage(graph, index, usage)
-        report["cards_now"] = graph.query("MATCH (c:Card) RETURN count(c)")[0][0]
-    return report
+            batch = []
+        progress(f"rebuild: distilled {done}/{len(ids)} sessions", done, len(ids))
+    if batch:
+        _apply_batch(batch, graph, contexts, index, report)
+    if notes:
+        links, _unresolved = memex.links_for(notes, {}, stamp)
+        memex.apply_notes(graph, notes, links)
+        index.upsert_cards([index_row(c) for _, c in notes], embedder.embed([index_text(c) for _, c in notes]))
+        index.upsert_relations([{"name": memex.RELATION, "description": relation_description(memex.RELATION)}],
+                               embedder.embed([relation_description(memex.RELATION)]))
+        report["notes"] += len(notes)
+        report["cards"] += len(notes)
+        report["links"] += len(links)
 
 
 def _apply_batch(batch: list[DistillPlan], graph: GraphStore, contexts: Any, index: Any, report: dict) -> None:
@@ -173,15 +224,12 @@ def _apply_batch(batch: list[DistillPlan], graph: GraphStore, contexts: Any, ind
     report["links"] += links
 
 
-def _replay(memory: "Memory", graph: GraphStore, index: Any, stamp: str) -> dict[str, int]:
-    """The L3 logs in time order: manual links, then the resolver's and introspect's merges,
-    links (CONTRADICTS, SIMILAR_TO), supersedes (`valid_until`) and forgets."""
+def _replay(memory: "Memory", graph: GraphStore, index: Any, stamp: str, records: list[dict[str, Any]]) -> dict[str, int]:
+    """L3 log records in time order: manual links, then the resolver's and introspect's
+    merges, links (CONTRADICTS, SIMILAR_TO), supersedes (`valid_until`) and forgets."""
     from ..distill.resolver import merged_card
     from .consolidate import merge_in_graph
 
-    records = [{**r, "op": r.get("op", "link"), "_manual": True} for r in read_log(memory.raw.log_path(LINKS_LOG))]
-    records += read_log(memory.raw.log_path(CURATION_LOG))
-    records.sort(key=lambda r: str(r.get("ts") or ""))
     done = {"link": 0, "merge": 0, "forget": 0, "supersede": 0, "skipped": 0}
     customs: set[str] = set()
     for r in records:

@@ -3,8 +3,9 @@ embedder.
 
 `alaya reembed` rebuilds the whole index when the embedder changed (another model, another
 dimension, hash → openai): every card's index text is embedded again (no lock; the embedder's
-cache makes an interrupted run cheap to resume), a new `lancedb/` is built beside the old one,
-and under the write lock it is swapped in if the cards did not change meanwhile (else it is
+cache makes an interrupted run cheap to resume), a new `lancedb/` is built beside the old one
+in a work folder `.reembed-<pid>-<ns>/` (store/aside.py), and under the write lock it is
+swapped in (store/swap.py: a crash cannot leave no index) if the cards did not change meanwhile (else it is
 built again, up to three times). COLD cards have no L1 row and get none.
 
 `embed-pending` embeds the cards that were stored while the embedder was down
@@ -13,7 +14,6 @@ built again, up to three times). COLD cards have no L1 row and get none.
 
 from __future__ import annotations
 
-import os
 import shutil
 import time
 from typing import TYPE_CHECKING, Any
@@ -24,12 +24,15 @@ from ..errors import AlayaError
 from ..models import CORE_RELATIONS, index_row, index_text, relation_description
 from ..progress import progress
 from ..providers import read_pending, write_pending
+from ..store import aside
+from ..store.swap import install
 from .steps import Step
 
 if TYPE_CHECKING:
     from ..memory import Memory
 
 _ATTEMPTS = 3
+KIND = "reembed"  # work folders `.reembed-<pid>-<ns>/` (store/aside.py)
 _CHUNK = 1000  # texts per embed() call (the embedder batches and parallelises inside)
 
 
@@ -57,9 +60,11 @@ def embed_all(embedder: Any, texts: list[str], what: str) -> np.ndarray:
 
 
 def reembed(memory: "Memory") -> dict[str, Any]:
+    """Build a new L1 with the configured embedder beside the old one and swap it in."""
     from ..store.vectors import VectorStore
 
     memory.dirs.require()
+    aside.sweep(memory.dirs.root, KIND)
     embedder = memory.embedder
     started = time.monotonic()
     for _attempt in range(_ATTEMPTS):
@@ -67,10 +72,9 @@ def reembed(memory: "Memory") -> dict[str, Any]:
         vectors = embed_all(embedder, [index_text(c) for c in cards], "cards")
         rel_rows = [{"name": n, "description": relation_description(n)} for n in names]
         rel_vectors = embedder.embed([r["description"] for r in rel_rows])
-        work = memory.dirs.root / f".reembed-{time.time_ns()}"
-        old = memory.dirs.root / f".reembed-old-{time.time_ns()}"
+        work = aside.make(memory.dirs.root, KIND)
         try:
-            index = VectorStore(work, embedder.id, embedder.dim)
+            index = VectorStore(work / "lancedb", embedder.id, embedder.dim)
             index.create()
             for start in range(0, len(cards), 5000):
                 chunk = cards[start : start + 5000]
@@ -81,12 +85,9 @@ def reembed(memory: "Memory") -> dict[str, Any]:
                     now = _indexed_ids(graph)
                 if now != [c.id for c in cards]:
                     continue  # cards changed while embedding: embed again (cached texts are free)
-                if memory.dirs.lancedb.exists():
-                    os.replace(memory.dirs.lancedb, old)
-                os.replace(work, memory.dirs.lancedb)
+                install(memory.dirs.root, work, ["lancedb"], ["lancedb"])
                 write_pending(memory, [])
             memory.reopen_index()
-            shutil.rmtree(old, ignore_errors=True)
             return {"embedder": embedder.id, "dim": embedder.dim, "cards": len(cards), "relations": len(rel_rows),
                     "seconds": round(time.monotonic() - started, 2)}
         finally:

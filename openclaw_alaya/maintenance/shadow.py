@@ -11,7 +11,7 @@ as usual, and the write lock is held only to swap the copy in (a rename) and wri
   inode, size and file times, and no WAL. Otherwise a writer came in
   between, and batch.py applies the batch to the graph itself, under the lock, as it would
   without a copy (the copy is thrown away: the writer's change is never lost).
-- The copy lives in `.introspect-graph-<pid>-<ns>/` in the data directory: the same
+- The copy lives in a work folder `.introspect-graph-<pid>-<ns>/` (store/aside.py): the same
   filesystem, so the swap is one atomic rename, and a folder of its own, so Kuzu's sidecar
   files for the copy (`.wal`, `.shadow`) are never taken for the graph's. A process that dies
   leaves its folder behind; the next copy removes the folders of processes that are gone.
@@ -21,18 +21,18 @@ from __future__ import annotations
 
 import os
 import shutil
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..store.fsutil import DIR_MODE, FILE_MODE, fsync_dir
+from ..store import aside
+from ..store.fsutil import FILE_MODE, fsync_dir
 from ..store.graph import GraphStore, version
 
 if TYPE_CHECKING:
     from ..memory import Memory
 
-_PREFIX = ".introspect-graph-"
+KIND = "introspect-graph"
 Identity = tuple[Any, ...]
 
 
@@ -83,43 +83,19 @@ def take(memory: "Memory") -> Copy | None:
     """A copy of the graph taken under a read-lock hold of its own; None when it cannot be
     copied now (a WAL waits, or the disk refuses): the batch is then applied in place."""
     root, graph = memory.dirs.root, memory.dirs.graph
-    sweep(root)
+    aside.sweep(root, KIND)
     with memory.reading("introspect (copying the graph)"):
         base = identity(graph)
         if base is None:
             return None
-        copy = Copy(root / f"{_PREFIX}{os.getpid()}-{time.time_ns()}", graph, base)
         try:
-            copy.folder.mkdir(mode=DIR_MODE)
+            copy = Copy(aside.make(root, KIND), graph, base)
+        except OSError:
+            return None
+        try:
             shutil.copyfile(graph, copy.path)
             os.chmod(copy.path, FILE_MODE)
         except OSError:
             copy.discard()
             return None
     return copy
-
-
-def sweep(root: Path) -> list[Path]:
-    """Remove the copies of processes that are gone (killed mid-batch); returns them."""
-    gone = [p for p in root.glob(f"{_PREFIX}*") if not _alive(_owner(p))]
-    for folder in gone:
-        shutil.rmtree(folder, ignore_errors=True)
-    return gone
-
-
-def _owner(folder: Path) -> int:
-    """The pid in `.introspect-graph-<pid>-<ns>`; 0 (nobody) for a name not of that shape."""
-    pid = folder.name[len(_PREFIX):].split("-")[0]
-    return int(pid) if pid.isdigit() else 0
-
-
-def _alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # someone else's process: alive
-        return True
-    return True

@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import NotInitializedError
+from ..errors import DamagedStoreError, NotInitializedError
 from .fsutil import ensure_dir
 
 DEFAULT_HOME = "~/.alaya"
@@ -44,6 +44,11 @@ class DataDir:
         return self.root / "journal"
 
     @property
+    def swap(self) -> Path:
+        """The record of a swap of rebuilt stores in progress (store/swap.py)."""
+        return self.root / "swap.json"
+
+    @property
     def state(self) -> Path:
         return self.root / "state"
 
@@ -55,7 +60,15 @@ class DataDir:
         for folder in (self.root, self.raw, self.journal, self.state, self.lancedb):
             ensure_dir(folder)
 
-    def require(self) -> None:
-        """Fail with a hint, not a Kuzu stack trace, when `alaya init` has not run."""
-        if not self.graph.exists():
+    def initialized(self) -> bool:
+        """`alaya init` ran here (its graph may since have been lost: `require` says so)."""
+        return self.raw.is_dir() or self.graph.exists()
+
+    def require(self, *, graph: bool = True) -> None:
+        """Fail with a hint, not a Kuzu stack trace, when `alaya init` has not run, or (with
+        `graph`) when the graph is gone; a swap cut off between its renames is not a missing
+        graph: the lock finishes it first (store/swap.py)."""
+        if not self.initialized():
             raise NotInitializedError(f"{self.root}: no memory store here; run `alaya init` first")
+        if graph and not self.graph.exists() and not self.swap.exists():
+            raise DamagedStoreError(f"{self.graph} is missing; run `alaya rebuild` to derive it again from raw/")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util  # noqa: F401  (kuzu scans Python objects through importlib.util)
 import json
 import os
+import struct
 import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any
 
 import kuzu
 
+from ..errors import DamagedStoreError
 from ..models import CORE_RELATIONS, Card, Link, SourceRef
 from .fsutil import FILE_MODE
 
@@ -137,6 +139,30 @@ def version(path: Path) -> tuple[Any, ...]:
     return (count, stat(path), stat(path.with_name(path.name + ".wal")))
 
 
+_PAGE = 4096
+_MAGIC = b"KUZU"
+
+
+def damage(path: Path) -> str | None:
+    """What is wrong with the graph file, read from its header page before Kuzu opens it
+    (Kuzu reports a truncated file as a runtime error at best and segfaults at worst); None
+    when it looks whole. Kuzu 0.11 writes `KUZU`, the storage version (u64), then the catalog's
+    and the metadata's page ranges (start, count: u32 each) that must lie inside the file."""
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as handle:
+            head = handle.read(28)
+    except FileNotFoundError:
+        return "missing"
+    if len(head) < 28 or head[:4] != _MAGIC:
+        return "not a Kuzu database (its header is gone)"
+    catalog_start, catalog_pages, meta_start, meta_pages = struct.unpack("<4I", head[12:28])
+    pages = max(catalog_start + catalog_pages, meta_start + meta_pages)
+    if size % _PAGE or size < pages * _PAGE:
+        return f"truncated ({size} bytes, its header needs {pages * _PAGE})"
+    return None
+
+
 def _generation_file(path: Path) -> Path:
     return path.with_name(path.name + ".gen")
 
@@ -179,6 +205,9 @@ class GraphStore:
         until `close` is one transaction: committed on a normal close, rolled back on an
         exception, and never half-applied by a crash (store/journal.py)."""
         if self._open is None:
+            broken = damage(self.path) if self.read_only or self.path.exists() else None
+            if broken:
+                raise DamagedStoreError(f"{self.path} is damaged ({broken}); run `alaya rebuild` to derive it again from raw/")
             if not self.read_only:
                 _bump_generation(self.path)  # before any change: a reader's snapshot must not outlive it
             db = kuzu.Database(str(self.path), read_only=self.read_only, buffer_pool_size=_BUFFER_POOL_BYTES)

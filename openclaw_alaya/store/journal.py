@@ -35,6 +35,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from . import swap
 from .datadir import DataDir
 from .fsutil import atomic_write
 
@@ -80,9 +81,10 @@ class Journal:
 
 
 def needs_recovery(root: Path) -> bool:
-    """Cheap (one directory listing, one stat): a dead write's record, or a Kuzu checkpoint
-    that was cut off (a read-only open cannot replay it)."""
-    return bool(Journal.of(root).pending()) or checkpoint_cut_off(root)
+    """Cheap (one directory listing, two stats): a dead write's record, a swap of rebuilt
+    stores cut off between its renames (store/swap.py), or a Kuzu checkpoint that was cut off
+    (a read-only open cannot replay it)."""
+    return bool(Journal.of(root).pending()) or swap.pending(root) or checkpoint_cut_off(root)
 
 
 def checkpoint_cut_off(root: Path) -> bool:

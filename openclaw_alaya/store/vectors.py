@@ -21,7 +21,7 @@ import numpy as np
 import pyarrow as pa  # noqa: E402
 from lancedb.index import FTS  # noqa: E402
 
-from ..errors import AlayaError
+from ..errors import AlayaError, DamagedStoreError
 from .fsutil import atomic_write
 
 CARDS = "cards"
@@ -105,6 +105,8 @@ class VectorStore:
 
     def _table(self, name: str):
         if name not in self._tables:
+            if not (self.path / f"{name}.lance").is_dir():  # LanceDB's own error names no way out
+                raise DamagedStoreError(f"{self.path / name}.lance is missing; run `alaya rebuild` to derive the index again")
             self._tables[name] = self._db.open_table(name)
         return self._tables[name]
 
