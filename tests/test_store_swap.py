@@ -13,10 +13,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_crash import cli
 
 from openclaw_alaya import Alaya
 from openclaw_alaya.maintenance.rebuild import rebuild
-from test_crash import cli
 
 DEMO = Path(__file__).resolve().parents[1] / "openclaw_alaya" / "demo"
 

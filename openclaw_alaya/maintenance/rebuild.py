@@ -44,8 +44,8 @@ from ..models import (
 from ..progress import progress
 from ..store import aside
 from ..store.graph import GraphStore
-from ..store.swap import install
 from ..store.raw import CURATION_LOG, LINKS_LOG, read_log
+from ..store.swap import install
 from . import memex
 from .bulk import set_cards
 from .common import as_datetime, card_rows, iso
