@@ -16,8 +16,9 @@ from pydantic import AfterValidator, BaseModel, Field
 from .errors import InputError
 
 # Ids end up in file names and Cypher parameters: keep them boring. A leading
-# alphanumeric rules out "..", "-x" and hidden files; no "/" rules out traversal.
-ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@+-]{0,127}$")
+# alphanumeric rules out "..", "-x" and hidden files; no "/" rules out traversal. Always
+# `fullmatch`: `$` would let a trailing newline through ("evil\n" → a file named `evil\n.json`).
+ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@+-]{0,127}")
 
 CORE_RELATIONS: dict[str, str] = {
     "CAUSES": "the source card is a cause of the target card",
@@ -47,7 +48,7 @@ def now_iso() -> str:
 
 def check_id(value: str, what: str) -> str:
     """Refuse ids that are unsafe to store (InputError is a ValueError, so pydantic accepts it)."""
-    if not isinstance(value, str) or not ID_PATTERN.match(value):
+    if not isinstance(value, str) or not ID_PATTERN.fullmatch(value):
         shown = repr(value)[:60]
         raise InputError(
             f"invalid {what} {shown}: use 1-128 letters, digits or . _ : @ + -, starting with a letter or digit"
@@ -237,14 +238,14 @@ class LinkResult(BaseModel):
 # --- relation names: normalising what users and distillers write, and storing links both ways
 # where the relation's meaning requires it (symmetric ones, CAUSES/CAUSED_BY) ----------------
 
-_RELATION_NAME = re.compile(r"^[A-Z][A-Z0-9_]{0,63}$")
+_RELATION_NAME = re.compile(r"[A-Z][A-Z0-9_]{0,63}")
 RESERVED = {"EXTRACTED_FROM", "MENTIONS"}  # card→session / card→entity, not between cards
 
 
 def normalise_relation(name: str) -> str:
     """`depends on` → `DEPENDS_ON`; anything else that is not a tidy name is refused."""
     cleaned = re.sub(r"[\s\-]+", "_", str(name).strip()).upper()
-    if not _RELATION_NAME.match(cleaned):
+    if not _RELATION_NAME.fullmatch(cleaned):
         raise InputError(
             f"invalid relation name {str(name)[:40]!r}: use letters, digits and _ (up to 64), starting with a letter"
         )

@@ -33,6 +33,8 @@ def event(**fields) -> bytes:
 CASES = [
     # (name, args, stdin, file content for FILE)
     ("ingest: path traversal session id", ["ingest", "--stdin"], session_json("../../etc/passwd", [("user", "hi there")]), None),
+    ("ingest: session id with a trailing newline", ["ingest", "--stdin"], session_json("evil\n", [("user", "hi there")]), None),
+    ("ingest: --session-id with a trailing newline", ["ingest", "--stdin", "--session-id", "evil\n"], json.dumps([{"role": "user", "content": "hi"}]).encode(), None),
     ("ingest: absurd session id (10k chars)", ["ingest", "--stdin"], session_json("a" * 10_000, [("user", "hi there")]), None),
     ("ingest: --session-id with a slash", ["ingest", "--stdin", "--session-id", "x/../../y"], json.dumps([{"role": "user", "content": "hi"}]).encode(), None),
     ("ingest: agent id traversal", ["ingest", "--stdin", "--agent", "../root"], json.dumps([{"role": "user", "content": "hi"}]).encode(), None),

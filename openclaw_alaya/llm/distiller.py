@@ -39,7 +39,7 @@ USER_TEMPLATE = "distill_user.md.j2"
 _THINK = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.S | re.I)
 _OPEN_THINK = re.compile(r"^\s*<think(?:ing)?>.*?(?=\{)", re.S | re.I)  # never closed: drop up to the JSON
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.S)
-_TYPE_NAME = re.compile(r"^[a-z][a-z_]{0,23}$")
+_TYPE_NAME = re.compile(r"[a-z][a-z_]{0,23}")
 _SUMMARY_CHARS = 600
 
 
@@ -244,7 +244,7 @@ class LLMDistiller:
                     key=f"llm:{turn_ids[0]}:{offset + i}",
                     title=" ".join(card.title.split())[:160],
                     content=card.content.strip(),
-                    type=kind if kind in CARD_TYPES or _TYPE_NAME.match(kind) else "fact",
+                    type=kind if kind in CARD_TYPES or _TYPE_NAME.fullmatch(kind) else "fact",
                     tags=card.tags,
                     entities=card.entities,
                     importance=card.importance,

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from ..memory import Memory
 
 PREFIX = "alaya-"
-_NAME = re.compile(r"^alaya-\d{8}T\d{6}Z(?:-\d+)?$")
+_NAME = re.compile(r"alaya-\d{8}T\d{6}Z(?:-\d+)?")
 _SKIP = {".lock", "lock-holder.json", "cron.lock"}
 
 
@@ -62,7 +62,7 @@ def backup(memory: "Memory", dest: str | Path | None = None, keep: int | None = 
         shutil.rmtree(staging, ignore_errors=True)
         raise
     removed = []
-    copies = sorted(p for p in target_dir.iterdir() if p.is_dir() and _NAME.match(p.name))
+    copies = sorted(p for p in target_dir.iterdir() if p.is_dir() and _NAME.fullmatch(p.name))
     for old in copies[:-keep]:
         shutil.rmtree(old, ignore_errors=True)
         removed.append(str(old))

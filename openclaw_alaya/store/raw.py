@@ -39,7 +39,7 @@ from .fsutil import append_line, atomic_write, atomic_write_many, ensure_dir
 REVISION_SEP = "+"
 _MAX_ID_LEN = 128
 _MONTH = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])")
-_MONTH_DIR = re.compile(r"^\d{4}-(0[1-9]|1[0-2])$")
+_MONTH_DIR = re.compile(r"\d{4}-(0[1-9]|1[0-2])")
 # L3 logs (raw/ is the truth; these are never rewritten, only appended to)
 LINKS_LOG = "links.jsonl"  # links made with `alaya link` / Alaya.link
 CURATION_LOG = "curation.jsonl"  # merges, forgets, supersedes and SIMILAR_TO links made by distill and introspect
@@ -235,7 +235,7 @@ class RawStore:
             return []
         files: list[Path] = []
         for month in sorted(self.sessions_dir.iterdir()):
-            if month.is_dir() and _MONTH_DIR.match(month.name):
+            if month.is_dir() and _MONTH_DIR.fullmatch(month.name):
                 files.extend(
                     p for p in sorted(month.glob("*.json")) if not p.name.startswith(".")
                 )
@@ -257,7 +257,7 @@ class RawStore:
             return None
         for month in sorted(self.sessions_dir.iterdir()):
             candidate = month / f"{session_id}.json"
-            if _MONTH_DIR.match(month.name) and candidate.is_file():
+            if _MONTH_DIR.fullmatch(month.name) and candidate.is_file():
                 return candidate
         return None
 
