@@ -272,3 +272,14 @@ def test_link_defaults_to_relates_to(tmp_path):
     ids = [n["card_id"] for n in json.loads(ok(alaya(data, "recall", "pnpm", "--top-k", "2", "--json")))["nodes"]]
     linked = json.loads(ok(alaya(data, "link", ids[0], ids[1], "--json")))
     assert linked["rel"] == "RELATES_TO" and linked["custom"] is True
+
+
+def test_recall_into_a_closed_pipe_exits_quietly(demo_dir):
+    """`alaya recall … | head -1`: stdout closes early; no traceback, no "internal error"."""
+    proc = subprocess.Popen([sys.executable, "-m", "openclaw_alaya", "--data-dir", str(demo_dir), "recall",
+                             "billing service database connections"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # the reader is gone before the first line is written
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141, err  # 128 + SIGPIPE, as `yes | head -1` reports
+    assert err == ""

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .common import MAX_STDIN_BYTES
+from .common import MAX_STDIN_BYTES, stdout_closed
 from .wire import request, resolve_data_dir
 
 # options of `alaya recall` that take a value (the rest are flags)
@@ -35,7 +35,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         stdin, tty = _stdin_for(needs_stdin)
         reply = request(data_dir, {"op": "run", "argv": forwarded, "stdin": stdin, "tty": tty})
         if reply is not None and reply.get("ok") and isinstance(reply.get("exit"), int):
-            _write(sys.stdout, reply.get("stdout"))
+            try:
+                _write(sys.stdout, reply.get("stdout"))
+            except BrokenPipeError:
+                return stdout_closed()
             _write(sys.stderr, reply.get("stderr"))
             return reply["exit"]
         if stdin is not None:  # already read: hand the same bytes to the in-process run

@@ -8,6 +8,7 @@ per operation). Stdlib only at import: the daemon client imports this module too
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -38,6 +39,16 @@ def set_provider(provider: Callable[[Any], "Alaya"] | None) -> None:
 
 def print_json(data: Any) -> None:
     print(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def stdout_closed() -> int:
+    """What a command does when its reader went away (`alaya recall | head -1`): exit quietly
+    with 141 (128 + SIGPIPE), as Unix tools do. Stdout is pointed at /dev/null first, so the
+    interpreter's last flush does not complain about the closed pipe either."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 141
 
 
 def read_stdin(too_large: str) -> bytes:

@@ -35,6 +35,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AlayaError as exc:
         _fail(str(exc))
         return exc.exit_code
+    except BrokenPipeError:
+        return common.stdout_closed()
     except KeyboardInterrupt:
         _fail("interrupted")
         return 130
