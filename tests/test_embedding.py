@@ -1,3 +1,4 @@
+import hashlib
 import subprocess
 import sys
 import time
@@ -86,3 +87,10 @@ def test_speed():
     e.embed(texts)
     rate = len(texts) / (time.perf_counter() - t)
     assert rate > 2000, rate  # ~10k/s measured on 2 cores; loose bound against CI noise
+
+
+def test_a_huge_token_contributes_a_bounded_number_of_features():
+    """A pasted 200k-character hex dump is one token; its character n-grams must not scale with it."""
+    huge = "".join(hashlib.sha256(str(i).encode()).hexdigest() for i in range(3000))  # 192k chars, no repeats
+    v = HashEmbedder(4096).embed([huge])[0]
+    assert 0 < np.count_nonzero(v) <= 3 * 70  # n-grams of 3..5 over a bounded prefix, plus the word
