@@ -270,3 +270,15 @@ def test_backup_is_a_readable_data_directory(populated, tmp_path):
     assert Path(default["path"]).parent == populated / "backups"
     again = ok_json(alaya(populated, "backup", "--json"))
     assert not (Path(again["path"]) / "backups").exists()  # backups are not copied into backups
+
+
+def test_long_session_keys_that_differ_late_get_different_session_ids():
+    from openclaw_alaya.bridge.capture import session_of
+    from openclaw_alaya.models import check_id
+
+    keys = ["agent:main:" + "x" * 115 + tail for tail in ("1", "2")]  # 127 characters: valid ids
+    ids = [session_of({"sessionKey": key}) for key in keys]
+    assert ids[0] != ids[1]
+    assert all(check_id(sid, "session id") for sid in ids)
+    short = session_of({"sessionKey": "agent:main:main"})
+    assert short == "key-agent:main:main"  # short keys keep their readable id

@@ -44,16 +44,18 @@ class EndEvent:
 # --- ids ------------------------------------------------------------------------------------
 
 
-def safe_id(raw: Any, prefix: str) -> str | None:
-    """A usable id from what OpenClaw sent: kept when valid, else a readable, collision-free
-    rewrite (`<cleaned>-<hash>`); None when absent."""
+def safe_id(raw: Any, prefix: str, max_len: int = 128) -> str | None:
+    """A usable id from what OpenClaw sent: kept when valid and at most `max_len` long, else a
+    readable, collision-free rewrite (`<cleaned>-<hash of the whole>`, under 94 characters);
+    None when absent."""
     if raw is None or isinstance(raw, bool) or raw == "":
         return None
     text = raw if isinstance(raw, str) else json.dumps(raw, sort_keys=True)
-    try:
-        return check_id(text, "id")
-    except ValueError:
-        pass
+    if len(text) <= max_len:
+        try:
+            return check_id(text, "id")
+        except ValueError:
+            pass
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
     cleaned = _UNSAFE.sub("-", text).strip("-._:@+")[:80]
     return f"{cleaned}-{digest}" if cleaned else f"{prefix}-{digest}"
@@ -64,12 +66,13 @@ def agent_of(event: dict[str, Any]) -> str:
 
 
 def session_of(event: dict[str, Any]) -> str | None:
-    """OpenClaw's sessionId when present, else one derived from the sessionKey."""
+    """OpenClaw's sessionId when present, else `key-` + the sessionKey; a key too long for that
+    to be an id is hashed whole (cutting it would give keys that differ late one session)."""
     sid = safe_id(event.get("sessionId"), "session")
     if sid:
         return sid
-    key = safe_id(event.get("sessionKey"), "key")
-    return f"key-{key}"[:128] if key else None
+    key = safe_id(event.get("sessionKey"), "key", max_len=128 - len("key-"))
+    return f"key-{key}" if key else None
 
 
 # --- session-end ----------------------------------------------------------------------------
