@@ -266,8 +266,38 @@ def test_bom_and_utf16_are_accepted() -> None:
         assert parse_session(data).turns[0].content == "你好，世界"
 
 
-def test_invalid_utf8_names_the_byte() -> None:
-    assert_one_line_error(b'[{"role": "user", "content": "ab\xff"}]', "not valid UTF-8 at byte 32")
+def test_invalid_utf8_is_replaced_with_a_warning_naming_the_byte(capsys) -> None:
+    session = parse_session(b'[{"role": "user", "content": "ab\xff"}]', source_name="f.json")
+    assert session.turns[0].content == "ab\ufffd"
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("alaya: warning: f.json: not valid UTF-8 at byte 32"), err
+
+
+def test_transcript_cut_inside_a_character_keeps_every_good_line(capsys) -> None:
+    good = jsonl(HEADER, msg("e1", "user", "We picked postgres for billing."), msg("e2", "assistant", "Noted: postgres."))
+    cut = json.dumps(msg("e3", "user", "caf\u00e9 au lait"), ensure_ascii=False).encode()
+    data = good + cut[: cut.index("\u00e9".encode()) + 1]  # ends inside the two bytes of é
+    session = parse_session(data, source_name="t.jsonl")
+    assert [t.content for t in session.turns] == ["We picked postgres for billing.", "Noted: postgres."]
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "t.jsonl: not valid UTF-8 at byte" in err and "U+FFFD" in err, err
+
+
+# JSON text as Node writes it when it cuts a string mid-emoji: a lone surrogate escape
+ESCAPED = [r"ship v2 \ud83d", r"pair \ud83d\ude00", r"low \ude00 first"]
+
+
+@pytest.mark.parametrize("shape", ["list", "session-json", "jsonl"])
+def test_lone_surrogates_are_replaced_and_escaped_pairs_joined(shape) -> None:
+    messages = ",".join(f'{{"role": "user", "content": "{c}"}}' for c in ESCAPED)
+    data = {
+        "list": f"[{messages}]",
+        "session-json": f'{{"session_id": "s1", "turns": [{messages}]}}',
+        "jsonl": '{"type": "session", "id": "s1"}\n' + "\n".join(
+            f'{{"type": "message", "message": {{"role": "user", "content": "{c}"}}}}' for c in ESCAPED),
+    }[shape].encode()
+    turns = parse_session(data).turns
+    assert [t.content for t in turns] == ["ship v2 \ufffd", "pair \U0001f600", "low \ufffd first"]
 
 
 def test_malformed_json_reports_position() -> None:

@@ -272,6 +272,19 @@ def test_backup_is_a_readable_data_directory(populated, tmp_path):
     assert not (Path(again["path"]) / "backups").exists()  # backups are not copied into backups
 
 
+def test_a_message_cut_mid_emoji_is_captured_and_recaptured(tmp_path):
+    """Node cuts a string inside a surrogate pair; the lone half must not block the session."""
+    data = tmp_path / "data"
+    cut = [msg("user", "We decided to ship v2 on Friday \ud83d", 1775811601000),
+           msg("assistant", "Noted: v2 ships on Friday.", 1775811602000)]
+    first = ok_json(alaya(data, "hook", "session-end", stdin=end_event(cut)))
+    assert first["new_turns"] == 2 and first["distilled"] is True
+    again = ok_json(alaya(data, "hook", "session-end", stdin=end_event(cut + [msg("user", "And v3 in May.", 1775811603000)])))
+    assert (again["new_turns"], again["total_turns"]) == (1, 3)
+    stored = json.loads(next((data / "raw" / "sessions").rglob("sess-1.json")).read_text())
+    assert stored["turns"][0]["content"].endswith("Friday \ufffd")
+
+
 def test_long_session_keys_that_differ_late_get_different_session_ids():
     from openclaw_alaya.bridge.capture import session_of
     from openclaw_alaya.models import check_id

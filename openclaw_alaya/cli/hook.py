@@ -43,10 +43,13 @@ def _usage(args: argparse.Namespace) -> int:
 
 
 def cmd_session_start(args: argparse.Namespace) -> int:
-    event = read_event("hook session-start")
+    event, repaired = read_event("hook session-start")
     from ..bridge.capture import agent_of, session_of
     from ..bridge.inject import StartRequest, build
+    from ..ingest.repair import warn
 
+    if repaired:
+        warn(repaired)
     memory = common.memory(args.data_dir)  # inside `alaya serve`: the resident one
     if not memory.dirs.initialized():
         _emit({})
@@ -72,12 +75,15 @@ def cmd_session_start(args: argparse.Namespace) -> int:
 
 
 def cmd_session_end(args: argparse.Namespace) -> int:
-    event = read_event("hook session-end")
+    event, repaired = read_event("hook session-end")
     from ..bridge.capture import end_event
+    from ..ingest.repair import warn
     from ..plugins import get_plugin_manager
 
     memory = common.memory(args.data_dir)
     end = end_event(event)
+    if repaired:
+        warn(repaired)
     report: dict[str, Any] = {}
     for result in reversed(get_plugin_manager().hook.session_end(memory=memory, event=end)):
         if isinstance(result, dict):
@@ -91,15 +97,21 @@ def _emit(data: dict[str, Any]) -> None:
     sys.stdout.flush()
 
 
-def read_event(what: str) -> dict[str, Any]:
+def read_event(what: str) -> tuple[dict[str, Any], str | None]:
+    """(the event on stdin as a JSON object, what was repaired in it or None): cut UTF-8 and
+    lone surrogates are repaired (a message Node cut mid-emoji must not block its session's
+    capture for good); the caller warns once the event is accepted."""
+    from ..ingest.repair import decode, load_json
+
     raw = common.read_stdin(f"{what}: stdin is larger than 50 MB")
     if not raw.strip():
         raise InputError(f"{what}: stdin is empty, expected the event as a JSON object")
+    text, repaired = decode(raw, f"{what}: stdin")
     try:
-        event = json.loads(raw.decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        event = load_json(text)
+    except (ValueError, RecursionError) as exc:
         detail = " ".join(str(exc).split())[:200] or type(exc).__name__
         raise InputError(f"{what}: stdin is not valid JSON ({detail})") from None
     if not isinstance(event, dict):
         raise InputError(f"{what}: stdin must be a JSON object, got {type(event).__name__}")
-    return event
+    return event, repaired

@@ -8,7 +8,9 @@ stdin and hook payloads have none):
 3. a plain JSON list of `{role, content}` messages (OpenAI/Anthropic/OpenClaw style).
 
 Everything that is wrong with an input becomes an `InputError` with a one-line message that
-says what is wrong and where, because the CLI prints it as is and hooks log it.
+says what is wrong and where, because the CLI prints it as is and hooks log it; what can be
+repaired (cut UTF-8, lone surrogates) is, with a warning
+(`repair.py`).
 
 Turn ids must be stable across re-ingests of a growing session (the raw store merges on them):
 an explicit id is kept; otherwise `tNNNN` is the 1-based position among the kept turns, which
@@ -28,6 +30,7 @@ from pydantic import ValidationError
 
 from ..errors import InputError
 from ..models import Session, Turn, check_id
+from .repair import decode, load_json, warn
 
 MAX_DEPTH = 64
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
@@ -81,7 +84,7 @@ def parse_session(
     src = _source_label(source_name)
     if len(data) > max_bytes:
         raise InputError(f"{src}: input is larger than {_format_size(max_bytes)}")
-    text = _decode(data, src)
+    text, repaired = decode(data, src)
     if not text.strip():
         raise InputError(f"{src}: input is empty")
     kind, payload = _detect(text, src)
@@ -92,7 +95,10 @@ def parse_session(
     else:
         draft = _SessionDraft(turns=parse_messages(payload, include_tools=include_tools, where=src))
     draft.source_format = kind
-    return _finish(draft, src, agent_id=agent_id, session_id=session_id)
+    session = _finish(draft, src, agent_id=agent_id, session_id=session_id)
+    if repaired:
+        warn(repaired)
+    return session
 
 
 def parse_messages(
@@ -152,26 +158,11 @@ def extract_text(content: Any, *, include_tools: bool = False, where: str = "con
 # --------------------------------------------------------------------------- decoding
 
 
-def _decode(data: bytes, src: str) -> str:
-    """UTF-8 (BOM allowed), or UTF-16 when it announces itself with a BOM."""
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        try:
-            return data.decode("utf-16")
-        except UnicodeDecodeError as exc:
-            raise InputError(f"{src}: not valid UTF-16 at byte {exc.start}") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{src}: not valid UTF-8 at byte {exc.start}") from None
-
-
 def _loads(text: str, where: str) -> Any:
-    """json.loads with a depth limit: very deep input is hostile, and Python's parser
+    """`repair.load_json` with a depth limit: very deep input is hostile, and Python's parser
     raises RecursionError on it rather than a JSON error."""
     try:
-        value = json.loads(text, strict=False)
+        value = load_json(text)
     except RecursionError:
         raise InputError(f"{where}: JSON is nested too deeply (more than {MAX_DEPTH} levels)") from None
     if _depth_exceeds(value, MAX_DEPTH):
@@ -248,6 +239,8 @@ def _json_error_text(exc: ValueError, text: str) -> str:
         detail = str(exc)
     if "\x00" in text:
         detail += "; it contains NUL bytes: a binary file, or UTF-16 without a BOM?"
+    elif "\ufffd" in text:
+        detail += "; it contains bytes that are not UTF-8: a binary file?"
     return _one_line(detail)
 
 
