@@ -102,6 +102,13 @@ class IntrospectConfig(_Section):
     keep_months: int = Field(12, ge=1)
 
 
+class IngestConfig(_Section):
+    """Sessions in (ingest, the session-end hook): what one message may cost."""
+
+    # a longer turn is kept up to this many characters, with a marker saying how much was cut
+    max_turn_chars: int = Field(100_000, ge=1000)
+
+
 class LoggingConfig(_Section):
     level: str = Field("WARNING", pattern="^(DEBUG|INFO|WARNING|ERROR)$")
     file: str | None = None
@@ -188,6 +195,7 @@ class Config(_Section):
     distill: DistillConfig = Field(default_factory=DistillConfig)
     recall: RecallConfig = Field(default_factory=RecallConfig)
     introspect: IntrospectConfig = Field(default_factory=IntrospectConfig)
+    ingest: IngestConfig = Field(default_factory=IngestConfig)
     logging: LoggingConfig = Field(default_factory=LoggingConfig)
     lock: LockConfig = Field(default_factory=LockConfig)
     hook: HookConfig = Field(default_factory=HookConfig)

@@ -162,7 +162,8 @@ class Alaya:
     ) -> IngestResult:
         """Store a session's new turns in L3 and its Session node in L2. Nothing is distilled yet."""
         self.dirs.require()
-        session = parse_source(source, agent_id=agent_id, session_id=session_id, include_tools=include_tools)
+        session = parse_source(source, agent_id=agent_id, session_id=session_id, include_tools=include_tools,
+                               max_turn_chars=self.config.ingest.max_turn_chars)
         session = redact.for_ingest(self, session)  # secrets out before anything is stored
         with self.writing(f"ingest {session.id}") as graph:
             merged, new_turns = self.raw.merge(session)

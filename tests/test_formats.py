@@ -300,6 +300,13 @@ def test_lone_surrogates_are_replaced_and_escaped_pairs_joined(shape) -> None:
     assert [t.content for t in turns] == ["ship v2 \ufffd", "pair \U0001f600", "low \ufffd first"]
 
 
+def test_a_turn_longer_than_the_cap_is_cut_with_a_marker() -> None:
+    turns = parse_messages([{"role": "user", "content": "x" * 5000}], max_turn_chars=1000)
+    content = turns[0].content
+    assert content.startswith("x" * 1000) and "x" * 1001 not in content
+    assert content.endswith("[4,000 more characters cut: a turn is kept up to 1,000 characters]")
+
+
 def test_malformed_json_reports_position() -> None:
     assert_one_line_error(b'{"turns": [1,]}', "not valid JSON (", "line 1 column")
     assert_one_line_error(b'{\n "turns": [\n  {"role": "user", "content": "x"},\n ]\n}', "not valid JSON (", "line 4")

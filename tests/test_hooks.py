@@ -295,3 +295,35 @@ def test_long_session_keys_that_differ_late_get_different_session_ids():
     assert all(check_id(sid, "session id") for sid in ids)
     short = session_of({"sessionKey": "agent:main:main"})
     assert short == "key-agent:main:main"  # short keys keep their readable id
+
+
+def run_measured(data: Path, *args: str, stdin: str) -> tuple[subprocess.CompletedProcess, float]:
+    """Run `alaya` under a wrapper that reports the child's peak RSS (MB) from its rusage."""
+    wrapper = ("import resource, subprocess, sys; code = subprocess.run(sys.argv[1:]).returncode; "
+               "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); sys.exit(code)")
+    env = {**os.environ, "PYTHONPATH": str(PLUGINS)}
+    env.pop("ALAYA_HOME", None)
+    proc = subprocess.run([sys.executable, "-c", wrapper, sys.executable, "-m", "openclaw_alaya", "--data-dir", str(data), *args],
+                          input=stdin, capture_output=True, text=True, env=env, timeout=300)
+    *rest, peak = proc.stderr.rstrip("\n").split("\n")
+    proc.stderr = "\n".join(rest)
+    return proc, int(peak) / 1024
+
+
+def test_a_three_megabyte_single_token_turn_is_cut_captured_distilled_and_recalled(tmp_path):
+    data = tmp_path / "data"
+    paste = ("0123456789abcdef" * (3 * 1024 * 1024 // 16))
+    event = end_event([msg("user", "We decided the deploy key for staging is " + paste, 1775811601000),
+                       msg("assistant", "Noted: the staging deploy key is in the paste above.", 1775811602000)])
+    proc, peak_mb = run_measured(data, "hook", "session-end", stdin=json.dumps(event))
+    out = ok_json(proc)
+    assert out["new_turns"] == 2 and out["distilled"] is True and out["cards"] >= 1
+    assert peak_mb < 1024, f"peak RSS {peak_mb:.0f} MB"
+    stored = json.loads(next((data / "raw" / "sessions").rglob("sess-1.json")).read_text())
+    content = stored["turns"][0]["content"]
+    cut = len("We decided the deploy key for staging is ") + len(paste) - 100_000
+    marker = f"[{cut:,} more characters cut: a turn is kept up to 100,000 characters]"
+    assert content.endswith(marker)
+    assert len(content) == 100_000 + len("\n\n") + len(marker)
+    recalled = json.loads(alaya(data, "recall", "staging deploy key", "--json").stdout)
+    assert any("deploy key" in node["content"] for node in recalled["nodes"]), recalled

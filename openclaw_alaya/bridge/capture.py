@@ -78,7 +78,8 @@ def session_of(event: dict[str, Any]) -> str | None:
 # --- session-end ----------------------------------------------------------------------------
 
 
-def end_event(event: dict[str, Any]) -> EndEvent:
+def end_event(event: dict[str, Any], *, max_turn_chars: int) -> EndEvent:
+    """The event as capture takes it; each turn cut to `max_turn_chars` (config `ingest`)."""
     from ..ingest.formats import parse_messages
 
     messages = event.get("messages")
@@ -88,7 +89,8 @@ def end_event(event: dict[str, Any]) -> EndEvent:
         raise InputError("hook session-end: messages must be a list")
     messages = messages[_after_last_reset(messages):]
     reason = event.get("reason")
-    turns = parse_messages([_prepare(m) for m in messages], strict=False, where="hook session-end: messages")
+    turns = parse_messages([_prepare(m) for m in messages], strict=False, where="hook session-end: messages",
+                           max_turn_chars=max_turn_chars)
     return EndEvent(
         agent_id=agent_of(event),
         session_id=session_of(event),

@@ -71,7 +71,8 @@ def _ingest_chunk(memory: "Memory", sources: list[Any], agent_id: str | None, in
     sessions = []
     for source in sources:  # parse and redact outside the lock
         try:
-            session = parse_source(source, agent_id=agent_id, session_id=None, include_tools=include_tools)
+            session = parse_source(source, agent_id=agent_id, session_id=None, include_tools=include_tools,
+                                   max_turn_chars=memory.config.ingest.max_turn_chars)
         except InputError as exc:
             if on_bad is None:
                 raise

@@ -9,7 +9,7 @@ stdin and hook payloads have none):
 
 Everything that is wrong with an input becomes an `InputError` with a one-line message that
 says what is wrong and where, because the CLI prints it as is and hooks log it; what can be
-repaired (cut UTF-8, lone surrogates) is, with a warning
+repaired (cut UTF-8, lone surrogates, a turn too long to keep whole) is, with a warning
 (`repair.py`).
 
 Turn ids must be stable across re-ingests of a growing session (the raw store merges on them):
@@ -30,7 +30,7 @@ from pydantic import ValidationError
 
 from ..errors import InputError
 from ..models import Session, Turn, check_id
-from .repair import decode, load_json, warn
+from .repair import DEFAULT_MAX_TURN_CHARS, cap_turn, decode, load_json, warn
 
 MAX_DEPTH = 64
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
@@ -75,11 +75,13 @@ def parse_session(
     session_id: str | None = None,
     include_tools: bool = False,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    max_turn_chars: int = DEFAULT_MAX_TURN_CHARS,
 ) -> Session:
     """Parse one session from raw bytes in any supported format.
 
     `session_id` and `agent_id`, when given, win over what the file says: an explicit
-    argument is what the caller (CLI flag, hook event) knows to be right.
+    argument is what the caller (CLI flag, hook event) knows to be right. A turn longer than
+    `max_turn_chars` is kept up to it, with a marker saying how much was cut.
     """
     src = _source_label(source_name)
     if len(data) > max_bytes:
@@ -89,11 +91,12 @@ def parse_session(
         raise InputError(f"{src}: input is empty")
     kind, payload = _detect(text, src)
     if kind == FORMAT_JSONL:
-        draft = _session_from_jsonl(payload, src, include_tools)
+        draft = _session_from_jsonl(payload, src, include_tools, max_turn_chars)
     elif kind == FORMAT_SESSION_JSON:
-        draft = _session_from_object(payload, src, include_tools)
+        draft = _session_from_object(payload, src, include_tools, max_turn_chars)
     else:
-        draft = _SessionDraft(turns=parse_messages(payload, include_tools=include_tools, where=src))
+        turns = parse_messages(payload, include_tools=include_tools, where=src, max_turn_chars=max_turn_chars)
+        draft = _SessionDraft(turns=turns)
     draft.source_format = kind
     session = _finish(draft, src, agent_id=agent_id, session_id=session_id)
     if repaired:
@@ -107,18 +110,21 @@ def parse_messages(
     include_tools: bool = False,
     strict: bool = True,
     where: str = "messages",
+    max_turn_chars: int = DEFAULT_MAX_TURN_CHARS,
 ) -> list[Turn]:
     """Turn OpenClaw-style message objects (`{role, content: str | blocks, timestamp?}`) into turns.
 
     Shared by the list format, the session-JSON format and the OpenClaw session-end hook, so
     all of them extract text the same way. `strict=False` (for data OpenClaw produced) skips
     a malformed message instead of refusing the whole input; user-written files get an error
-    that names the field, because they can fix it.
+    that names the field, because they can fix it. A turn longer than `max_turn_chars` is cut
+    to it, with a marker.
     """
     if not isinstance(messages, list):
         raise InputError(f"{_one_line(where)}: messages must be a list, got {_type_name(messages)}")
     entries = [_Entry(message=m, where=f"{where}: item {i + 1}") for i, m in enumerate(messages)]
-    return _build_turns(entries, include_tools=include_tools, strict=strict, explicit_ids=True)
+    return _build_turns(entries, include_tools=include_tools, strict=strict, explicit_ids=True,
+                        max_turn_chars=max_turn_chars)
 
 
 def derive_session_id(turns: list[Turn]) -> str:
@@ -284,7 +290,9 @@ class _Entry:
         self.entry_ts = entry_ts
 
 
-def _session_from_jsonl(objects: list[tuple[int, dict]], src: str, include_tools: bool) -> _SessionDraft:
+def _session_from_jsonl(
+    objects: list[tuple[int, dict]], src: str, include_tools: bool, max_turn_chars: int
+) -> _SessionDraft:
     header: dict = {}
     entries: list[_Entry] = []
     for lineno, obj in objects:
@@ -305,7 +313,8 @@ def _session_from_jsonl(objects: list[tuple[int, dict]], src: str, include_tools
                 entry_ts=obj.get("timestamp"),
             )
         )
-    turns = _build_turns(entries, include_tools=include_tools, strict=False, explicit_ids=False)
+    turns = _build_turns(entries, include_tools=include_tools, strict=False, explicit_ids=False,
+                         max_turn_chars=max_turn_chars)
     return _SessionDraft(
         turns=turns,
         session_id=header.get("id"),
@@ -313,13 +322,14 @@ def _session_from_jsonl(objects: list[tuple[int, dict]], src: str, include_tools
     )
 
 
-def _session_from_object(obj: dict, src: str, include_tools: bool) -> _SessionDraft:
+def _session_from_object(obj: dict, src: str, include_tools: bool, max_turn_chars: int) -> _SessionDraft:
     raw_turns = obj["turns"] if "turns" in obj else obj["messages"]
     field = "turns" if "turns" in obj else "messages"
     if not isinstance(raw_turns, list):
         raise InputError(f"{src}: {field} must be a list, got {_type_name(raw_turns)}")
     entries = [_Entry(message=m, where=f"{src}: {field}[{i}]") for i, m in enumerate(raw_turns)]
-    turns = _build_turns(entries, include_tools=include_tools, strict=True, explicit_ids=True)
+    turns = _build_turns(entries, include_tools=include_tools, strict=True, explicit_ids=True,
+                         max_turn_chars=max_turn_chars)
     started = None
     for key in ("started_at", "timestamp", "date"):
         if obj.get(key) is not None:
@@ -368,9 +378,9 @@ def _finish(draft: _SessionDraft, src: str, *, agent_id: str | None, session_id:
 
 
 def _build_turns(
-    entries: list[_Entry], *, include_tools: bool, strict: bool, explicit_ids: bool
+    entries: list[_Entry], *, include_tools: bool, strict: bool, explicit_ids: bool, max_turn_chars: int
 ) -> list[Turn]:
-    """Extract kept turns and give each a stable, unique id.
+    """Extract kept turns (each cut to `max_turn_chars`) and give each a stable, unique id.
 
     explicit_ids=True (user formats): a message's own `id` must be valid, else InputError.
     explicit_ids=False (JSONL): the entry id is used when valid, else the position.
@@ -381,6 +391,7 @@ def _build_turns(
         fields = _turn_fields(entry, include_tools=include_tools, strict=strict)
         if fields is None:
             continue
+        fields["content"] = cap_turn(fields["content"], max_turn_chars)
         position_id = f"t{len(turns) + 1:04d}"
         turn_id = _pick_id(entry, position_id, explicit_ids=explicit_ids, seen=seen)
         turn = Turn(id=turn_id, **fields)

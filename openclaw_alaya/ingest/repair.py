@@ -1,12 +1,12 @@
-"""Damaged input made usable instead of refused: cut UTF-8 and lone UTF-16 surrogates.
+"""Damaged input made usable instead of refused: cut UTF-8, lone UTF-16 surrogates, huge turns.
 
 Why repair rather than refuse: OpenClaw re-sends the same history on every capture and a
 transcript only grows, so an input refused once for a damaged character is refused for good,
 and its good part is lost with it. Node cuts strings inside a surrogate pair (JSON then holds
 a lone `\\ud83d`, which Python decodes but cannot encode as UTF-8), and a crash during an append
 leaves a transcript that ends inside a UTF-8 character. Every input path (files, stdin, hook
-events) decodes through `decode` and parses JSON through `load_json`. What was repaired is
-said in one warning line on stderr.
+events) decodes through `decode` and parses JSON through `load_json`; `cap_turn` bounds what one
+message can cost downstream. What was repaired is said in one warning line on stderr.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ import json
 import re
 import sys
 from typing import Any
+
+DEFAULT_MAX_TURN_CHARS = 100_000
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # only such an escape can put one in a string
@@ -77,3 +79,11 @@ def load_json(text: str) -> Any:
                 stack.append(child)
     return value
 
+
+def cap_turn(text: str, max_chars: int) -> str:
+    """`text` kept up to `max_chars` characters, with a marker saying how much was cut: one
+    pasted dump must not cost gigabytes downstream (n-grams, index, distill)."""
+    if len(text) <= max_chars:
+        return text
+    cut = len(text) - max_chars
+    return f"{text[:max_chars]}\n\n[{cut:,} more characters cut: a turn is kept up to {max_chars:,} characters]"

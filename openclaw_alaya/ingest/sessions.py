@@ -18,9 +18,10 @@ if TYPE_CHECKING:
 
 def parse_source(source: Any, **options: Any) -> Session:
     """A session from a path, bytes (stdin) or a `Session`; `options` as `parse_session` takes
-    them (a `Session` gets the non-empty ones but `include_tools`)."""
+    them (a `Session` gets the non-empty ids, `agent_id` and `session_id`)."""
     if isinstance(source, Session):
-        return source.model_copy(update={k: v for k, v in options.items() if k != "include_tools" and v})
+        ids = {k: options.get(k) for k in ("agent_id", "session_id")}
+        return source.model_copy(update={k: v for k, v in ids.items() if v})
     if isinstance(source, bytes):
         return parse_session(source, source_name="<stdin>", **options)
     path = Path(source)
