@@ -5,7 +5,8 @@ integrated summary and the cards most relevant to the first prompt (the hottest 
 ones when there is no prompt). They are rendered with `templates/session_start.md.j2` inside
 an `<alaya-memory untrusted="true">` block that tells the model this is historical data, not
 instructions. Memory text is made safe first (`clean`): one line, no control or invisible
-characters, and no tag whose name could close or reopen the block. The result never exceeds
+characters (`invisible.strip_invisible`: format characters, tag characters, variation selectors,
+fillers), and then no tag whose name could close or reopen the block. The result never exceeds
 the token budget (`text.estimate_tokens`): items are dropped from the end, last section first.
 """
 
@@ -17,6 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..invisible import strip_invisible
 from ..text import estimate_tokens
 
 if TYPE_CHECKING:
@@ -24,7 +26,8 @@ if TYPE_CHECKING:
     from ..models import Card
 
 TEMPLATE = "session_start.md.j2"
-_INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u00ad\u034f\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+# Control characters and line/paragraph separators: a space (the item stays one line).
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 # Chat-template control tokens (`<|im_start|>`, `<|eot_id|>`, …) are never memory.
 _CHAT_TOKEN = re.compile(r"<\s*\|")
 # `<`, an entity or escape for it, an optional `/`, then a tag name mentioning memory or alaya.
@@ -60,7 +63,7 @@ class StartRequest:
 
 def clean(text: Any, limit: int | None = None) -> str:
     """Memory text made safe to place inside the block: one line, nothing that can end it."""
-    text = _INVISIBLE.sub(" ", str(text or ""))
+    text = _CONTROL.sub(" ", strip_invisible(str(text or "")))  # before the tag patterns: a disguised tag is matched
     text = _SPOOF_TAG.sub(lambda m: "‹" + m.group(1), text)
     text = _CHAT_TOKEN.sub("‹|", text)
     text = _BLOCK_NAME.sub("alaya memory", text)
@@ -89,7 +92,7 @@ def build(memory: "Memory", request: StartRequest) -> str:
     redactor = from_config(memory.config)  # memories stored before redaction was on, or by plugins
     if redactor is not None:
         for section in sections:
-            section.items = [Item(redactor.redact(i.text)[0], i.id) for i in section.items]
+            section.items = [Item(redactor.redact(strip_invisible(i.text))[0], i.id) for i in section.items]
     return fit(sections, request.budget)
 
 
