@@ -36,7 +36,7 @@ LAYERS = [
     "config",
     "store",
     "embedding | models | progress | hookspecs",
-    "text | errors | invisible",
+    "text | errors | safety",
 ]
 # the plugin manager registers the built-in behaviour: the one edge allowed to run upwards
 ALLOWED = {("plugins", "default_plugin"), ("plugins", "redaction_plugin")}

@@ -5,7 +5,7 @@ integrated summary and the cards most relevant to the first prompt (the hottest 
 ones when there is no prompt). They are rendered with `templates/session_start.md.j2` inside
 an `<alaya-memory untrusted="true">` block that tells the model this is historical data, not
 instructions. Memory text is made safe first (`clean`): one line, no control or invisible
-characters (`invisible.strip_invisible`: format characters, tag characters, variation selectors,
+characters (`safety.invisible`: format characters, tag characters, variation selectors,
 fillers), and then no tag whose name could close or reopen the block. The result never exceeds
 the token budget (`text.estimate_tokens`): items are dropped from the end, last section first.
 """
@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..invisible import strip_invisible
+from ..safety.invisible import strip_invisible
 from ..text import estimate_tokens
 
 if TYPE_CHECKING:
