@@ -11,10 +11,20 @@ Patterns, most specific first (a later pattern never sees text an earlier one re
 - private key blocks (PEM, OpenSSH, PGP; also JSON-escaped ones, also cut-off ones);
 - provider keys by their fixed prefixes (Anthropic, OpenAI, GitHub, GitLab, Slack, Stripe,
   Google, AWS, Azure, Hugging Face, npm, PyPI, SendGrid, Twilio, Telegram, Discord, …);
-- JWTs, bearer/basic authorization headers, passwords in URLs;
-- assignments: a key named like a secret (`password=`, `secret:`, `api_key=`, `"token": "…"`,
-  `AWS_SECRET_ACCESS_KEY=…`, `密码：…`) followed by a value that looks like one (for
-  password-like keys anything but a placeholder; for the rest a long, high-entropy value).
+- a Twilio auth token next to its account SID or in text about Twilio;
+- JWTs, bearer/basic authorization headers, passwords in URLs (an `@` in them included);
+- values a name announces: a key named like a secret (`password=`, `secret:`, `api_key=`,
+  `"token": "…"`, `PGPASSWORD=…`) followed by a value that looks like one (for password-like
+  keys anything but a placeholder; for the rest a long, high-entropy value); password flags on
+  command lines (`--password X`, `mysql -pX`, `curl -u user:X`, `docker login -p X`,
+  `sshpass -p X`, `redis-cli -a X`, `-passout pass:X`); `.netrc` entries; passwords labelled
+  in Chinese, Japanese and Korean (`密码：X`, `登录密码 X`, `パスワードは X`, `비밀번호는 X`);
+- card numbers (Luhn-checked) and BIP39 seed phrases (`safety.secret_shapes`);
+- any other long run of token characters with upper case, lower case, digits and high entropy
+  (keys, long base64 blocks such as a kubeconfig's `client-key-data`).
+
+Every pattern runs in time linear in the text (`bench/redact.py` shows it on 1 MB of
+adversarial input).
 
 Config (`redaction` in config.json): `enabled`, `redact_raw` (the L3 copy is redacted too;
 off keeps the original there, while L2, L1 and injection still get the redacted text),
@@ -28,10 +38,11 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .safety.secret_shapes import CARD_CANDIDATE, is_card_number, seed_phrase_spans
 from .store.fsutil import atomic_write
 
 if TYPE_CHECKING:
@@ -52,7 +63,7 @@ _START = r"(?<![A-Za-z0-9_\-])"
 # replaced (0 = the whole match).
 _PATTERNS: list[tuple[str, tuple[str, ...], str, int]] = [
     # --- key material ---------------------------------------------------------------------
-    ("private-key", ('PRIVATE KEY',), r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----[\s\S]{0,40000}?(?:-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----|\Z)", 0),
+    ("private-key", ('PRIVATE KEY',), r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[^-]++|-(?!----))*+(?:-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----)?", 0),
     ("age-secret-key", ('AGE-SECRET-KEY-1',), r"AGE-SECRET-KEY-1[0-9A-Z]{58}", 0),
     # --- LLM providers --------------------------------------------------------------------
     ("anthropic-key", ('sk-ant-',), _START + r"sk-ant-[A-Za-z0-9]{2,8}-[" + _T + r"]{20,}", 0),
@@ -83,6 +94,9 @@ _PATTERNS: list[tuple[str, tuple[str, ...], str, int]] = [
     ("telegram-bot-token", (':AA',), r"(?<![0-9])\d{8,10}:AA[A-Za-z0-9_\-]{33}" + _END, 0),
     ("sendgrid-key", ('SG.',), _START + r"SG\.[A-Za-z0-9_\-]{16,32}\.[A-Za-z0-9_\-]{30,50}" + _END, 0),
     ("twilio-key", ('SK',), _START + r"SK[0-9a-f]{32}" + _END, 0),
+    # an auth token (32 hex digits) next to its account SID, or anywhere in text about Twilio
+    ("twilio-auth-token", ('AC',), _START + r"AC[0-9a-f]{32}[\"',:\s]{1,6}([0-9a-f]{32})" + _END, 1),
+    ("twilio-auth-token", ('twilio',), r"(?i)" + _START + r"[0-9a-f]{32}" + _END, 0),
     ("mailgun-key", ('key-',), _START + r"key-[0-9a-f]{32}" + _END, 0),
     ("mailchimp-key", ('-us',), _START + r"[0-9a-f]{32}-us\d{1,2}" + _END, 0),
     # --- payments and commerce --------------------------------------------------------------
@@ -104,31 +118,58 @@ _PATTERNS: list[tuple[str, tuple[str, ...], str, int]] = [
     ("doppler-token", ('dp.',), _START + r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}" + _END, 0),
     # --- generic shapes -------------------------------------------------------------------
     ("jwt", ('eyJ',), _START + r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*", 0),
-    ("url-password", ('://',), r"(?i)\b[a-z][a-z0-9+.\-]{1,20}://[^\s:/@?#\[\]]{1,128}:([^\s@/?#]{1,256})@", 1),
+    # the password may hold an `@`: it ends at the last one before the host
+    ("url-password", ('://',), r"(?i)\b[a-z][a-z0-9+.\-]{1,20}://[^\s:/@?#\[\]]{1,128}:([^\s/?#]{1,256})@", 1),
     ("basic-auth", ('authorization',), r"(?i)\bAuthorization\s*[:=]\s*[\"']?Basic\s+([A-Za-z0-9+/]{8,}={0,2})", 1),
     ("bearer-token", ('bearer',), r"(?i)\bBearer\s+([A-Za-z0-9._~+/\-]{16,}=*)", 1),
 ]
 
-# Keys whose value is a secret whatever it looks like, and keys whose value is one only when
-# it looks random (long, mixed, high entropy).
+# Values: a secret a label, a key name or a command-line flag announces. The value is the first
+# group that matched; a placeholder (`$PASS`, `<password>`, `changeme`, …) is kept; `strict`
+# values are kept unless they look random (long, mixed, high entropy), the others unless
+# shorter than 4 characters. Key names are matched from their last word (`DB_PASSWORD`
+# from `PASSWORD`): a pattern for the words before it backtracked quadratically on long
+# dash-separated runs. Every repetition here is bounded or stops at a delimiter it cannot
+# contain, so each pattern runs in time linear in the text.
 _PASSWORD_KEYS = r"(?:pass(?:word|wd|phrase)?|pwd|db_?pass(?:word)?|passcode|pin_?code)"
 _SECRET_KEYS = (
-    r"(?:[A-Za-z0-9]+[_.\-])*(?:secret|token|api_?key|apikey|access_?key|auth_?key|private_?key|"
-    r"client_?secret|credentials?|auth|session_?key|signing_?key|encryption_?key|master_?key|x-api-key)"
+    r"(?:secret|token|api_?key|apikey|access_?key|auth_?key|private_?key|client_?secret|credentials?|auth|"
+    r"session_?key|signing_?key|encryption_?key|master_?key|x-api-key)"
 )
-_ASSIGN = r"[\"']?\s*(?:[:=]|=>|:=)\s*(?:[\"']([^\"'\n]{1,512})[\"']|([^\s\"',;&<>]{1,512}))"
-_PASSWORD_ASSIGN = re.compile(r"(?i)(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_.\-])*" + _PASSWORD_KEYS + _ASSIGN)
-_SECRET_ASSIGN = re.compile(r"(?i)(?<![A-Za-z0-9])" + _SECRET_KEYS + _ASSIGN)
-_CJK_PASSWORD = re.compile(r"(?:密码|口令|密碼|パスワード|비밀번호)\s*(?:[:：=]|是|为|為)\s*([^\s，。,;；]{4,128})")
+# the word before is not a word part, or an upper-case name ends in PASSWORD (`PGPASSWORD`)
+_PASSWORD_NAME = r"(?:(?<![A-Za-z0-9])" + _PASSWORD_KEYS + r"|(?-i:(?<=[A-Z0-9])(?:PASSWORD|PASSWD|PASSPHRASE|PWD)))"
+_ASSIGN = r"[\"']?[ \t]*(?:[:=]|=>|:=)[ \t]*(?:[\"']([^\"'\n]+)[\"']|([^\s\"',;&<>]+))"
+# a flag's value: quoted, or a word that is no other flag
+_FLAG_VALUE = r"""(?:"([^"\n]{1,256})"|'([^'\n]{1,256})'|(?![-$])([^\s"';|&<>]{1,256}))"""
+_ON_COMMAND_LINE = r"\b[^\n|;&]{0,300}?\s"  # the rest of one command, lazily, up to the flag
+_CJK_LABEL = r"(?:密码|密碼|口令|暗証番号|パスワード|비밀번호|패스워드|암호|비번)"
+_PW_CHAR = r"[!#-&(-+\--:<-~]"  # printable ASCII but quotes, comma, semicolon, space
+_VALUE_PATTERNS: list[tuple[str, tuple[str, ...], str, bool]] = [
+    ("password", ("pass", "pwd", "pin"), r"(?i)" + _PASSWORD_NAME + _ASSIGN, False),
+    ("secret", ("secret", "token", "key", "auth", "credential"), r"(?i)(?<![A-Za-z0-9])" + _SECRET_KEYS + _ASSIGN, True),
+    # command lines: --password VALUE, mysql -pVALUE, curl -u user:VALUE, docker login -p VALUE, …
+    ("password", ("--",), r"(?i)(?<![\w-])--(?!no-)(?:[a-z0-9]{1,30}-){0,3}(?:password|passwd|pass|pwd)(?![\w-])[ \t]+" + _FLAG_VALUE, False),
+    ("password", ("mysql", "mariadb"), r"(?<![\w-])(?:mysql|mariadb)[\w-]{0,20}" + _ON_COMMAND_LINE + r"-p" + _FLAG_VALUE, False),
+    ("password", ("curl",), r"(?<![\w-])curl" + _ON_COMMAND_LINE + r"""(?:-u|--user)(?:[ \t]+|=)?["']?[^\s:"']{1,128}:([^\s"']{1,256})""", False),
+    ("password", ("login",), r"(?<![\w-])(?:docker|podman|buildah|skopeo|nerdctl|oras|helm registry|cf)[ \t]+login"
+                             + _ON_COMMAND_LINE + r"-p[ \t]+" + _FLAG_VALUE, False),
+    ("password", ("sshpass",), r"(?<![\w-])sshpass" + _ON_COMMAND_LINE + r"-p[ \t]*" + _FLAG_VALUE, False),
+    ("password", ("redis-cli",), r"(?<![\w-])redis-cli" + _ON_COMMAND_LINE + r"-a[ \t]+" + _FLAG_VALUE, False),
+    ("password", ("pass:",), r"(?<![\w-])-pass(?:in|out|word)?[ \t]+pass:" + _FLAG_VALUE, False),
+    # .netrc: machine HOST [login USER] [account ACCT] password VALUE, on one line or several
+    ("password", ("password",), r"(?i)\b(?:machine[ \t\n]+\S{1,253}|default)(?:\s+(?:login|account)\s+\S{1,256}){0,2}\s+password\s+(\S{1,256})", False),
+    # Chinese, Japanese, Korean: a label, then a separator or particle, then an ASCII value;
+    # after a bare space the value must hold a digit or symbol (密码 reset is no password)
+    ("password", ("密", "口令", "暗証", "パスワード", "비밀번호", "패스워드", "암호", "비번"),
+     _CJK_LABEL + r"[ \t]*(?:[:：=＝]|是|为|為|は|が|는|은)[ \t]*[「『“\"']?(" + _PW_CHAR + r"{1,128})", False),
+    ("password", ("密", "口令", "暗証", "パスワード", "비밀번호", "패스워드", "암호", "비번"),
+     _CJK_LABEL + r"[ \t]+([A-Za-z]{0,128}[0-9!#-&(-+\--/:<-@\[-`{-~]" + _PW_CHAR + r"{0,127})", False),
+]
 _PLACEHOLDER = re.compile(
-    r"(?i)^(?:\*+|x{3,}|\.{3,}|<[^>]*>|\{\{.*\}\}|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%[A-Za-z_]+%|\[REDACTED[^\]]*\]|"
+    r"(?i)^(?:\*+|x{3,}|\.{3,}|<[^>]*>|\{\{.*\}\}|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\$\(.*\)|%[A-Za-z_]+%|\[REDACTED[^\]]*\]|"
     r"none|null|nil|true|false|undefined|empty|redacted|changeme|change_me|example|your[_\-].*|my[_\-]?(?:password|secret|token|key)|"
-    r"password|secret|token|required|optional|string|str|env|os\.environ.*|process\.env.*|getenv.*)$"
+    r"password|secret|token|required|optional|string|str|env|os\.environ.*|process\.env.*|getenv.*|stdin|prompt)$"
 )
-
-
-_ASSIGN_NEEDLES = ("pass", "pwd", "pin", "secret", "token", "key", "auth", "credential")
-_CJK_NEEDLES = ("密码", "口令", "密碼", "パスワード", "비밀번호")
 
 
 def _needles(needles: tuple[str, ...], pattern: str) -> list[tuple[bool, str]]:
@@ -136,7 +177,8 @@ def _needles(needles: tuple[str, ...], pattern: str) -> list[tuple[bool, str]]:
     return [(ci, n.lower() if ci else n) for n in needles]
 
 
-_RANDOM_TOKEN = re.compile(r"(?<![A-Za-z0-9+/=_\-])[A-Za-z0-9+/=_\-]{32,1024}(?![A-Za-z0-9+/=_\-])")
+# a whole run of token characters (a kubeconfig's client-key-data is thousands long)
+_RANDOM_TOKEN = re.compile(r"(?<![A-Za-z0-9+/=_\-])[A-Za-z0-9+/=_\-]{32,}(?![A-Za-z0-9+/=_\-])")
 _RANDOM_ENTROPY = 4.3
 
 
@@ -165,6 +207,7 @@ class Redactor:
     def __post_init__(self) -> None:
         self._compiled = [(kind, _needles(n, p), re.compile(p), g) for kind, n, p, g in _PATTERNS]
         self._compiled += [(_kind(name), None, re.compile(p), 0) for name, p in self.extra_patterns]
+        self._values = [(kind, _needles(n, p), re.compile(p), strict) for kind, n, p, strict in _VALUE_PATTERNS]
         self._allow = [re.compile(p) for p in self.allowlist]
 
     def redact(self, text: str) -> tuple[str, Counter]:
@@ -179,11 +222,11 @@ class Redactor:
                 text = self._sub(pattern, text, kind, group, counts)
                 if sum(counts.values()) != before:
                     lower = text.lower()
-        if any(n in lower for n in _ASSIGN_NEEDLES):
-            text = self._sub_assign(_PASSWORD_ASSIGN, text, "password", counts, strict=False)
-            text = self._sub_assign(_SECRET_ASSIGN, text, "secret", counts, strict=True)
-        if any(n in text for n in _CJK_NEEDLES):
-            text = self._sub(_CJK_PASSWORD, text, "password", 1, counts)
+        for kind, needles, pattern, strict in self._values:
+            if any(n in (lower if ci else text) for ci, n in needles):
+                text = self._sub_value(pattern, text, kind, counts, strict=strict)
+        text = self._sub(CARD_CANDIDATE, text, "card-number", 0, counts, check=is_card_number)
+        text = self._sub_spans(text, list(seed_phrase_spans(text)), "seed-phrase", counts)
         text = self._sub_random(text, counts)
         return text, counts
 
@@ -203,18 +246,31 @@ class Redactor:
     def _allowed(self, secret: str) -> bool:
         return any(p.fullmatch(secret) for p in self._allow)
 
-    def _sub(self, pattern: re.Pattern, text: str, kind: str, group: int, counts: Counter) -> str:
+    def _sub(self, pattern: re.Pattern, text: str, kind: str, group: int, counts: Counter,
+             check: Callable[[str], bool] | None = None) -> str:
         def replace(m: re.Match) -> str:
             secret = m.group(group)
-            if not secret or MARKER_RE.fullmatch(secret) or self._allowed(secret):
+            if not secret or MARKER_RE.fullmatch(secret) or self._allowed(secret) or (check and not check(secret)):
                 return m.group(0)
             return _mark(m, group, kind, counts)
 
         return pattern.sub(replace, text)
 
-    def _sub_assign(self, pattern: re.Pattern, text: str, kind: str, counts: Counter, *, strict: bool) -> str:
+    def _sub_spans(self, text: str, spans: list[tuple[int, int]], kind: str, counts: Counter) -> str:
+        """The text with each (start, end) span, in order and not overlapping, replaced."""
+        out, at = [], 0
+        for start, end in spans:
+            if self._allowed(text[start:end]):
+                continue
+            out += [text[at:start], MARKER.format(kind=kind)]
+            counts[kind] += 1
+            at = end
+        return "".join(out) + text[at:] if out else text
+
+    def _sub_value(self, pattern: re.Pattern, text: str, kind: str, counts: Counter, *, strict: bool) -> str:
+        """Replace the value a match announces: its first group that matched."""
         def replace(m: re.Match) -> str:
-            group = 1 if m.group(1) is not None else 2
+            group = next((i for i in range(1, pattern.groups + 1) if m.group(i) is not None), 0)
             value = m.group(group)
             if (not value or MARKER_RE.search(value) or _PLACEHOLDER.match(value.strip())
                     or self._allowed(value)):

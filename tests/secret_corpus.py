@@ -4,7 +4,9 @@ pieces at import time, so this file holds no literal a secret scanner would flag
 from __future__ import annotations
 
 import random
+import re
 import string
+from pathlib import Path
 
 _rng = random.Random(6)
 
@@ -73,8 +75,90 @@ _add("google oauth secret", _c("GOC", "SPX-", _r(28, string.ascii_letters + stri
 _add("pypi", _c("py", "pi-", "AgEIcHlwaS5vcmc", _r(60, string.ascii_letters + string.digits + "_-")), "twine token {s}")
 _add("digitalocean", _c("do", "p_v1_", _r(64, HEX)), "DO token {s}")
 
+# --- passwords on command lines, in .netrc, in Chinese, Japanese and Korean prose ---------------
+PW = string.ascii_letters + string.digits + "!#%^*_+~"
+
+
+def _pw(n: int = 14) -> str:
+    """A password: letters, digits and a symbol or two (no quotes, spaces or @)."""
+    return _c(_r(3, string.ascii_uppercase), _r(n - 5), _r(1, "!#%^*_+~"), _r(1, string.digits))
+
+
+_add("PGPASSWORD env", _pw(), "PGPASSWORD={s} psql -h db.internal -U app app")
+_add("PGPASSWORD export", _pw(), "export PGPASSWORD='{s}'; pg_dump app > app.sql")
+_add("MYSQL_PWD env", _pw(), "MYSQL_PWD={s} mysql -u root -e 'show databases'")
+_add("mysql -p attached", _pw(), "mysql -uroot -p{s} shop < dump.sql")
+_add("mysqldump -p attached", _pw(), "mysqldump -u backup -p{s} --all-databases > all.sql")
+_add("mysql -p quoted", _pw(), "mysql -h 10.0.0.5 -u admin -p\"{s}\" -e 'select 1'")
+_add("mysql --password space", _pw(), "mysql --user=root --password {s} shop")
+_add("curl -u", _pw(), "curl -u deploy:{s} https://ci.acme.dev/api/build")
+_add("curl --user quoted", _pw(), "curl --user 'ci-bot:{s}' -X POST https://jenkins.acme.dev/job/x/build")
+_add("docker login -p", _pw(), "docker login -u ci -p {s} registry.acme.dev")
+_add("docker login --password", _pw(), "docker login --username ci --password {s} ghcr.io")
+_add("sshpass -p", _pw(), "sshpass -p {s} ssh root@10.0.0.7 uptime")
+_add("sshpass -p attached", _pw(), "sshpass -p'{s}' scp backup.tgz admin@nas:/vol1/")
+_add("openssl passout", _pw(), "openssl pkcs12 -export -in c.pem -out c.p12 -passout pass:{s}")
+_add("redis-cli -a", _pw(), "redis-cli -h cache.internal -a {s} ping")
+_add("netrc multi-line", _pw(), "~/.netrc:\nmachine api.acme.dev\n  login bob\n  password {s}\n")
+_add("netrc one line", _pw(), "machine git.acme.dev login ci password {s}")
+_add("japanese password", _pw(), "サーバーのパスワードは {s} です")
+_add("japanese password colon", _pw(), "管理画面のパスワード：{s}")
+_add("chinese login password", _pw(), "登录密码 {s}")
+_add("chinese account and password", _pw(), "账号 admin 密码 {s}")
+_add("traditional chinese password", _pw(), "資料庫密碼為 {s}")
+_add("chinese passphrase", _pw(), "数据库口令: {s}")
+_add("korean password", _pw(), "비밀번호는 {s} 입니다")
+_add("korean password colon", _pw(), "관리자 암호: {s}")
+_add("url password with @", _c(_r(6), "@", _r(4), "@", _r(8)), "DATABASE_URL=postgres://app:{s}@db.internal:5432/app")
+_add("http url password with @", _c(_r(7), "@", _r(9)), "git remote add origin https://bob:{s}@git.acme.dev/app.git")
+
+
+# --- card numbers (valid Luhn check digit) --------------------------------------------------------
+def _luhn(prefix: str, length: int) -> str:
+    body = prefix + _r(length - len(prefix) - 1, string.digits)
+    total = 0
+    for i, d in enumerate(reversed(body)):
+        n = int(d) * (2 if i % 2 == 0 else 1)
+        total += n - 9 if n > 9 else n
+    return body + str((10 - total % 10) % 10)
+
+
+def _groups(number: str, sizes: tuple[int, ...], sep: str) -> str:
+    out, at = [], 0
+    for size in sizes:
+        out.append(number[at:at + size])
+        at += size
+    return sep.join(out)
+
+
+_add("visa spaced", _groups(_luhn("4539", 16), (4, 4, 4, 4), " "), "charge it to my card {s}, expiry 09/27")
+_add("mastercard dashed", _groups(_luhn("5425", 16), (4, 4, 4, 4), "-"), "the company card is {s}")
+_add("amex spaced", _groups(_luhn("37", 15), (4, 6, 5), " "), "Amex {s} cvv 1234")
+_add("card digits only", _luhn("6011", 16), "{{\"card_number\": \"{s}\", \"exp\": \"11/26\"}}")
+_add("visa 19 digits", _luhn("4", 19), "卡号{s}，有效期 2027 年")
+
+
+# --- seed phrases, long base64 blocks, an unlabelled Twilio auth token -----------------------------
+BIP39 = (Path(__file__).resolve().parents[1] / "openclaw_alaya" / "safety" / "bip39-english.txt").read_text().split()
+_add("bip39 12 words", " ".join(_rng.choice(BIP39) for _ in range(12)), "my wallet seed: {s}")
+_add("bip39 24 words numbered", " ".join(f"{i}. {_rng.choice(BIP39)}" for i in range(1, 25)), "recovery phrase:\n{s}\nstore it offline")
+_add("bip39 24 words lines", "\n".join(_rng.choice(BIP39) for _ in range(24)), "{s}")
+_add("bip39 15 words", " ".join(_rng.choice(BIP39) for _ in range(15)), "Ledger backup words are {s}.")
+_add("kubeconfig client-key-data", _r(2400, string.ascii_letters + string.digits + "+/") + "==",
+     "users:\n- name: admin\n  user:\n    client-key-data: {s}\n")
+_add("long base64 blob", _r(3000, string.ascii_letters + string.digits + "+/"), "the sealed blob is {s} (base64)")
+_add("twilio auth token with sid", _r(32, HEX),
+     _c("client = Client(\"AC", _r(32, HEX), "\", \"{s}\")"))
+_add("twilio auth token in prose", _r(32, HEX), "Twilio creds for the SMS job: {s}")
+
 
 def secret_pieces(secret: str) -> list[str]:
-    """What must not leak: the secret, and for multi-line ones each long line of it."""
+    """What must not leak: the secret; for multi-line ones each long line of it; for one
+    with an `@` each side of it (a URL password cut at its first `@`); for a seed phrase
+    each half of it."""
     lines = [ln for ln in secret.splitlines() if len(ln) >= 16 and "-----" not in ln]
-    return [secret] + lines
+    parts = [p for p in secret.split("@") if len(p) >= 4] if "@" in secret else []
+    words = list(re.finditer(r"\S+", secret))
+    mid = words[len(words) // 2].start() if len(words) >= 12 else 0
+    halves = [secret[:mid].strip(), secret[mid:]] if mid else []
+    return [secret] + lines + parts + halves
