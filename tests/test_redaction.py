@@ -13,6 +13,9 @@ import pytest
 from secret_corpus import CORPUS, secret_pieces
 
 from openclaw_alaya import Alaya
+from openclaw_alaya.bridge.inject import Item, Section, StartRequest, build
+from openclaw_alaya.hookspecs import hookimpl
+from openclaw_alaya.plugins import get_plugin_manager
 from openclaw_alaya.redact import Redactor
 from openclaw_alaya.store.graph import GraphStore
 
@@ -234,3 +237,32 @@ def test_adversarial_40kb_inputs_are_redacted_correctly():
     blob = "".join(chr(65 + (i * 7919) % 26) + chr(97 + (i * 104729) % 26) + str(i % 10) for i in range(14_000))
     out, counts = redactor.redact(f"key data {blob} end")
     assert blob not in out and counts["high-entropy-token"] == 1
+
+
+
+class HiddenSecretSection:
+    """A plugin whose session-start section holds a key with invisible characters inside."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    @hookimpl
+    def session_start(self, memory, request):
+        return Section("plugin", "From a plugin", [Item(self.text)], order=30)
+
+
+def test_injection_redacts_a_secret_split_by_invisible_characters(tmp_path):
+    """Zero-width and tag characters inside a key (here in a plugin's section) are removed
+    from the injected text, so the key shows whole there: it is redacted after that."""
+    mem = Alaya(tmp_path / "data")
+    mem.init()
+    secret = next(s for kind, s, _ in CORPUS if kind == "openai project")
+    plugin = HiddenSecretSection(f"deploy key {secret[:12]}\u200b{secret[12:30]}\U000e0020\u2060{secret[30:]} (staging)")
+    manager = get_plugin_manager()
+    manager.register(plugin)
+    try:
+        text = build(mem, StartRequest(prompt=""))
+    finally:
+        manager.unregister(plugin)
+    assert "deploy key [REDACTED:openai-key] (staging)" in text
+    assert secret[12:30] not in text
