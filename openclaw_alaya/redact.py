@@ -138,7 +138,7 @@ _SECRET_KEYS = (
 )
 # the word before is not a word part, or an upper-case name ends in PASSWORD (`PGPASSWORD`)
 _PASSWORD_NAME = r"(?:(?<![A-Za-z0-9])" + _PASSWORD_KEYS + r"|(?-i:(?<=[A-Z0-9])(?:PASSWORD|PASSWD|PASSPHRASE|PWD)))"
-_ASSIGN = r"[\"']?[ \t]*(?:[:=]|=>|:=)[ \t]*(?:[\"']([^\"'\n]+)[\"']|([^\s\"',;&<>]+))"
+_ASSIGN = r"[\"']?\s*(?:[:=]|=>|:=)\s*(?:[\"']([^\"'\n]+)[\"']|([^\s\"',;&<>]+))"
 # a flag's value: quoted, or a word that is no other flag
 _FLAG_VALUE = r"""(?:"([^"\n]{1,256})"|'([^'\n]{1,256})'|(?![-$])([^\s"';|&<>]{1,256}))"""
 _ON_COMMAND_LINE = r"\b[^\n|;&]{0,300}?\s"  # the rest of one command, lazily, up to the flag
@@ -148,14 +148,14 @@ _VALUE_PATTERNS: list[tuple[str, tuple[str, ...], str, bool]] = [
     ("password", ("pass", "pwd", "pin"), r"(?i)" + _PASSWORD_NAME + _ASSIGN, False),
     ("secret", ("secret", "token", "key", "auth", "credential"), r"(?i)(?<![A-Za-z0-9])" + _SECRET_KEYS + _ASSIGN, True),
     # command lines: --password VALUE, mysql -pVALUE, curl -u user:VALUE, docker login -p VALUE, …
-    ("password", ("--",), r"(?i)(?<![\w-])--(?!no-)(?:[a-z0-9]{1,30}-){0,3}(?:password|passwd|pass|pwd)(?![\w-])[ \t]+" + _FLAG_VALUE, False),
-    ("password", ("mysql", "mariadb"), r"(?<![\w-])(?:mysql|mariadb)[\w-]{0,20}" + _ON_COMMAND_LINE + r"-p" + _FLAG_VALUE, False),
-    ("password", ("curl",), r"(?<![\w-])curl" + _ON_COMMAND_LINE + r"""(?:-u|--user)(?:[ \t]+|=)?["']?[^\s:"']{1,128}:([^\s"']{1,256})""", False),
-    ("password", ("login",), r"(?<![\w-])(?:docker|podman|buildah|skopeo|nerdctl|oras|helm registry|cf)[ \t]+login"
+    ("password", ("--",), r"(?i)" + _START + r"--(?!no-)(?:[a-z0-9]{1,30}-){0,3}(?:password|passwd|pass|pwd)" + _END + r"[ \t]+" + _FLAG_VALUE, False),
+    ("password", ("mysql", "mariadb"), _START + r"(?:mysql|mariadb)[\w-]{0,20}" + _ON_COMMAND_LINE + r"-p" + _FLAG_VALUE, False),
+    ("password", ("curl",), _START + r"curl" + _ON_COMMAND_LINE + r"""(?:-u|--user)(?:[ \t]+|=)?["']?[^\s:"']{1,128}:([^\s"']{1,256})""", False),
+    ("password", ("login",), _START + r"(?:docker|podman|buildah|skopeo|nerdctl|oras|helm registry|cf)[ \t]+login"
                              + _ON_COMMAND_LINE + r"-p[ \t]+" + _FLAG_VALUE, False),
-    ("password", ("sshpass",), r"(?<![\w-])sshpass" + _ON_COMMAND_LINE + r"-p[ \t]*" + _FLAG_VALUE, False),
-    ("password", ("redis-cli",), r"(?<![\w-])redis-cli" + _ON_COMMAND_LINE + r"-a[ \t]+" + _FLAG_VALUE, False),
-    ("password", ("pass:",), r"(?<![\w-])-pass(?:in|out|word)?[ \t]+pass:" + _FLAG_VALUE, False),
+    ("password", ("sshpass",), _START + r"sshpass" + _ON_COMMAND_LINE + r"-p[ \t]*" + _FLAG_VALUE, False),
+    ("password", ("redis-cli",), _START + r"redis-cli" + _ON_COMMAND_LINE + r"-a[ \t]+" + _FLAG_VALUE, False),
+    ("password", ("pass:",), _START + r"-pass(?:in|out|word)?[ \t]+pass:" + _FLAG_VALUE, False),
     # .netrc: machine HOST [login USER] [account ACCT] password VALUE, on one line or several
     ("password", ("password",), r"(?i)\b(?:machine[ \t\n]+\S{1,253}|default)(?:\s+(?:login|account)\s+\S{1,256}){0,2}\s+password\s+(\S{1,256})", False),
     # Chinese, Japanese, Korean: a label, then a separator or particle, then an ASCII value;

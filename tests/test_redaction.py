@@ -93,6 +93,7 @@ HARMLESS = [
     "ssh -p 2222 deploy@host", "sshpass -f ~/.pw ssh host", "psql -h db -U app -p 5432 app",
     "tar -czf x.tgz -p dir", "openssl req -new -passout env:PASS -out c.csr", "redis-cli -a $REDIS_PASS ping",
     "mysql --password $MYSQL_ROOT_PASSWORD", "compass: north", "bypass: the cache",
+    "restic --password-file /run/secrets/pw backup", "pg_dump --no-password app", "mysql -p\"$PW\" app",
     "The password must be at least 12 characters.", "Reset your password at https://acme.dev/reset.",
     "密码错误，请重试", "忘记密码了怎么办", "密码 必须 包含 数字", "パスワードを忘れました", "パスワードは必須です",
     "비밀번호를 잊어버렸어요", "비밀번호는 8자 이상이어야 합니다", "账号和密码都在 1Password 里",
