@@ -28,6 +28,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from ..errors import ConfigError, InputError
 from ..models import CARD_TYPES, CardDraft, DistillResult, LinkDraft, Session
+from ..safety.invisible import strip_invisible
 from ..store.fsutil import atomic_write
 from ..text import estimate_tokens
 from .client import LLMResponseError, LLMUnavailable, OpenAIClient, remaining
@@ -291,7 +292,7 @@ class LLMDistiller:
             max_cards=self.config.max_cards_per_session, want_summary=want_summary)
         user = self.env.get_template(USER_TEMPLATE).render(
             session_id=session.id, date=_date(session.started_at), part=part, summary=summary,
-            turns=[{"n": n, "speaker": _speaker(t), "text": " ".join(t.content.split())} for n, t in chunk],
+            turns=[{"n": n, "speaker": _speaker(t), "text": _one_line(t.content)} for n, t in chunk],
         )
         return [{"role": "system", "content": system.strip()}, {"role": "user", "content": user.strip()}]
 
@@ -406,6 +407,12 @@ def _relation(name: str) -> str | None:
         return None
 
 
+def _one_line(text: str) -> str:
+    """Text for a prompt: one line, without the characters that display as nothing (they can
+    hide instructions to the model)."""
+    return " ".join(strip_invisible(text).split())
+
+
 def _clip(text: str, limit: int = 400) -> str:
-    text = " ".join(text.split())
+    text = _one_line(text)
     return text if len(text) <= limit else text[:limit] + "…"
