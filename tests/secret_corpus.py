@@ -3,6 +3,7 @@ pieces at import time, so this file holds no literal a secret scanner would flag
 
 from __future__ import annotations
 
+import base64
 import random
 import re
 import string
@@ -145,7 +146,9 @@ _add("bip39 12 words", " ".join(_rng.choice(BIP39) for _ in range(12)), "my wall
 _add("bip39 24 words numbered", " ".join(f"{i}. {_rng.choice(BIP39)}" for i in range(1, 25)), "recovery phrase:\n{s}\nstore it offline")
 _add("bip39 24 words lines", "\n".join(_rng.choice(BIP39) for _ in range(24)), "{s}")
 _add("bip39 15 words", " ".join(_rng.choice(BIP39) for _ in range(15)), "Ledger backup words are {s}.")
-_add("kubeconfig client-key-data", _r(2400, string.ascii_letters + string.digits + "+/") + "==",
+_PEM = _c("-----BEGIN ", "RSA PRIVATE KEY-----\n", "\n".join(_r(64, string.ascii_letters + string.digits + "+/") for _ in range(25)),
+          "\n-----END ", "RSA PRIVATE KEY-----\n")
+_add("kubeconfig client-key-data", base64.b64encode(_PEM.encode()).decode(),
      "users:\n- name: admin\n  user:\n    client-key-data: {s}\n")
 _add("long base64 blob", _r(3000, string.ascii_letters + string.digits + "+/"), "the sealed blob is {s} (base64)")
 _add("twilio auth token with sid", _r(32, HEX),
