@@ -72,6 +72,7 @@ class Alaya:
     def lock(self) -> StoreLock:
         from .ingest.recovery import recover
 
+        self.dirs.require_private()  # every operation takes the lock: none runs on an untrusted directory
         return StoreLock(self.dirs.root, self.config.lock.timeout_seconds, recover=lambda: recover(self))
 
     @cached_property

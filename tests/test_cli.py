@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -139,6 +140,35 @@ def test_data_dir_is_owner_only(tmp_path):
     for path in data.rglob("*"):
         if path.is_file() and path.name != ".lock":
             assert path.stat().st_mode & 0o077 == 0, path
+
+
+def test_init_closes_a_loose_data_dir_and_commands_refuse_one_opened_again(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    data.chmod(0o777)  # made by hand before `alaya init`
+    ok(alaya(data, "init"))
+    assert (data.stat().st_mode & 0o777) == 0o700
+    before = tree_digest(data)
+    for path, mode in ((data, 0o777), (data / "config.json", 0o666), (data / "state", 0o775)):
+        path.chmod(mode)
+        for args in (("recall", "anything"), ("hook", "session-start"), ("serve", "start"), ("status",)):
+            result = alaya(data, *args, stdin=b'{"prompt": "which database?"}')
+            err = result.stderr.decode()
+            assert result.returncode == 1 and err.startswith("alaya: error:") and err.count("\n") == 1, (args, err)
+            assert f"{path} is writable by other users" in err and "Traceback" not in err
+        path.chmod(0o700 if path.is_dir() else 0o600)
+    assert tree_digest(data) == before
+    ok(alaya(data, "recall", "anything"))
+
+
+@pytest.mark.skipif(sys.platform != "linux" or os.geteuid() != 0, reason="needs root to give a file away")
+def test_commands_refuse_a_config_owned_by_another_user(tmp_path):
+    data = tmp_path / "data"
+    ok(alaya(data, "init"))
+    os.chown(data / "config.json", 65534, 65534)
+    result = alaya(data, "recall", "anything")
+    assert result.returncode == 1 and b"belongs to uid 65534, not to you" in result.stderr
+    assert alaya(data, "init").returncode == 1  # init does not take over another user's file
 
 
 def test_schema_counts_provenance_edges(demo_dir):

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import DamagedStoreError, NotInitializedError
-from .fsutil import ensure_dir
+from .fsutil import DIR_MODE, FILE_MODE, ensure_dir
+from .trust import make_private, require_private
 
 DEFAULT_HOME = "~/.alaya"
 
@@ -56,9 +57,16 @@ class DataDir:
     def access_log(self) -> Path:
         return self.state / "access.jsonl"
 
+    def _folders(self) -> list[Path]:
+        return [self.root, self.raw, self.journal, self.state, self.lancedb]
+
     def create(self) -> None:
-        for folder in (self.root, self.raw, self.journal, self.state, self.lancedb):
+        """The folders, owner-only, including those that existed before (a 0777 directory
+        made by hand)."""
+        for folder in self._folders():
             ensure_dir(folder)
+        make_private(self._folders(), DIR_MODE)
+        make_private([self.config], FILE_MODE)
 
     def initialized(self) -> bool:
         """`alaya init` ran here (its graph may since have been lost: `require` says so)."""
@@ -67,8 +75,14 @@ class DataDir:
     def require(self, *, graph: bool = True) -> None:
         """Fail with a hint, not a Kuzu stack trace, when `alaya init` has not run, or (with
         `graph`) when the graph is gone; a swap cut off between its renames is not a missing
-        graph: the lock finishes it first (store/swap.py)."""
+        graph: the lock finishes it first (store/swap.py). Refuse a directory another user
+        could change (store/trust.py)."""
         if not self.initialized():
             raise NotInitializedError(f"{self.root}: no memory store here; run `alaya init` first")
+        self.require_private()
         if graph and not self.graph.exists() and not self.swap.exists():
             raise DamagedStoreError(f"{self.graph} is missing; run `alaya rebuild` to derive it again from raw/")
+
+    def require_private(self) -> None:
+        """The folders and config.json are this user's and writable by no one else: a stat each."""
+        require_private([*self._folders(), self.config])
