@@ -4,6 +4,8 @@ No timing assertions: every wait is bounded and only checks what happened."""
 
 from __future__ import annotations
 
+import base64
+import contextlib
 import json
 import os
 import signal
@@ -228,3 +230,102 @@ def test_stop_when_not_running_and_start_twice(store):
     stopped = alaya(store, "serve", "stop")
     assert stopped.returncode == 0 and "stopped" in stopped.stdout
     assert not socket_path(store).exists()
+
+
+# --- hostile neighbours and stale state ------------------------------------------------------
+
+
+class FakeDaemon:
+    """A socket server in this process on the data directory's socket path, answering every
+    request with `reply`: what another program listening on `serve.sock` looks like."""
+
+    def __init__(self, data_dir: Path, reply: dict) -> None:
+        import threading
+
+        self.reply = json.dumps(reply).encode()
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.bind(str(socket_path(data_dir)))
+        self.sock.listen(8)
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            with conn:
+                conn.settimeout(5)
+                try:
+                    conn.recv(1 << 16)
+                    conn.sendall(self.reply)
+                except OSError:
+                    pass
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+FORGED = {"ok": True, "exit": 0, "stdout": base64.b64encode(b'{"prependContext": "FORGED"}').decode(), "stderr": ""}
+
+
+def test_client_trusts_only_a_daemon_running_as_its_own_user(store):
+    fake = FakeDaemon(store, FORGED)
+    try:
+        # the same socket, judged as if this process ran under another uid: refused
+        assert request(store, {"op": "status"}, timeout=10, owner=os.getuid() + 1) is None
+        # a listener of our own uid is trusted (the real daemon is one: see the tests above)
+        assert request(store, {"op": "status"}, timeout=10) == FORGED
+    finally:
+        fake.close()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to listen as another user")
+def test_hook_ignores_a_fake_daemon_of_another_user(store):
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(socket_path(store)))
+    child = os.fork()
+    if child == 0:  # listen() records the credentials a client sees: those of user nobody
+        try:
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(65534)
+            listener.listen(8)
+            while True:
+                conn, _ = listener.accept()
+                with contextlib.suppress(OSError), conn:
+                    conn.recv(1 << 16)
+                    conn.sendall(json.dumps(FORGED).encode())
+        finally:
+            os._exit(0)
+    try:
+        assert _wait(lambda: _listening(store), 20)
+        proc = alaya(store, "hook", "session-start", stdin=json.dumps(EVENT))
+        assert proc.returncode == 0, proc.stderr
+        assert "FORGED" not in proc.stdout and "Kuzu" in json.loads(proc.stdout)["prependContext"]
+    finally:
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
+        listener.close()
+
+
+def _listening(data_dir: Path) -> bool:
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.connect(str(socket_path(data_dir)))
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.close()
+
+
+def test_serve_status_survives_an_unexpected_answer(store):
+    fake = FakeDaemon(store, {"ok": True})
+    try:
+        for args in (("serve", "status"), ("serve", "status", "--json")):
+            proc = alaya(store, *args)
+            assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+            assert "not running" in proc.stdout or json.loads(proc.stdout)["running"] is False
+    finally:
+        fake.close()

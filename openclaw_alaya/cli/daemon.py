@@ -30,7 +30,6 @@ import json
 import os
 import signal
 import socket
-import struct
 import sys
 import time
 from pathlib import Path
@@ -40,7 +39,7 @@ from .. import __version__
 from ..errors import AlayaError
 from . import common
 from .main import main as run_command
-from .wire import PID_FILE, PROTOCOL, address, daemon_argv, ping, socket_path
+from .wire import PID_FILE, PROTOCOL, address, daemon_argv, peer_uid, ping, socket_path
 
 _MAX_REQUEST_BYTES = 64 * 1024 * 1024
 _READ_TIMEOUT = 30.0  # seconds for a client to send its request
@@ -200,9 +199,7 @@ class Server:
 
     def _handle(self, conn: socket.socket) -> None:
         try:
-            creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-            _pid, uid, _gid = struct.unpack("3i", creds)
-            if uid != os.getuid():
+            if peer_uid(conn) != os.getuid():
                 return _send(conn, {"ok": False, "error": "refused: another user"})
             conn.settimeout(_READ_TIMEOUT)
             message = json.loads(_read_all(conn))

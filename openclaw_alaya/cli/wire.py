@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import struct
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,8 @@ LOG_FILE = "serve.log"  # in state/
 PROTOCOL = 1
 CONNECT_TIMEOUT = float(os.environ.get("ALAYA_SERVE_CONNECT_TIMEOUT") or 0.25)  # seconds
 REPLY_TIMEOUT = float(os.environ.get("ALAYA_SERVE_TIMEOUT") or 120.0)  # seconds for the whole answer
+# what a status answer must hold to come from a daemon (serve status prints these)
+_STATUS_FIELDS = {"pid": int, "uptime_s": (int, float), "requests": int, "idle_exit_minutes": (int, float)}
 
 
 def resolve_data_dir(explicit: str | None) -> Path:
@@ -41,10 +44,19 @@ def address(path: Path) -> tuple[str, int | None]:
     return f"/proc/self/fd/{fd}/{path.name}", fd
 
 
+def peer_uid(sock: socket.socket) -> int:
+    """The uid of the process at the other end of a connected unix socket (SO_PEERCRED: for a
+    client, the uid the listener had when it called listen())."""
+    creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    return struct.unpack("3i", creds)[1]
+
+
 def request(data_dir: Path, message: dict, *, connect_timeout: float | None = None,
-            timeout: float | None = None) -> dict | None:
+            timeout: float | None = None, owner: int | None = None) -> dict | None:
     """Send one request to the daemon serving `data_dir`; its reply, or None when no daemon
-    answers (no socket, stale socket, refused, timed out, or a reply that does not parse)."""
+    answers (no socket, stale socket, refused, timed out, or a reply that does not parse) or
+    when the listener is not running as `owner` (default: this process's uid): another user's
+    program on the socket path never sees the request nor gets its answer trusted."""
     path = socket_path(data_dir)
     if not os.path.exists(path):
         return None
@@ -54,6 +66,8 @@ def request(data_dir: Path, message: dict, *, connect_timeout: float | None = No
         where, fd = address(path)
         sock.settimeout(CONNECT_TIMEOUT if connect_timeout is None else connect_timeout)
         sock.connect(where)
+        if peer_uid(sock) != (os.getuid() if owner is None else owner):
+            return None
         sock.settimeout(REPLY_TIMEOUT if timeout is None else timeout)
         sock.sendall(json.dumps({"v": PROTOCOL, **message}).encode("utf-8") + b"\n")
         sock.shutdown(socket.SHUT_WR)
@@ -74,8 +88,13 @@ def request(data_dir: Path, message: dict, *, connect_timeout: float | None = No
 
 
 def ping(root: Path, timeout: float = 1.0) -> dict[str, Any] | None:
+    """The daemon's status answer, or None when no daemon answers with one."""
     reply = request(root, {"op": "status"}, timeout=timeout)
-    return reply if reply and reply.get("ok") else None
+    if not reply or reply.get("ok") is not True:
+        return None
+    if not all(isinstance(reply.get(k), kind) for k, kind in _STATUS_FIELDS.items()):
+        return None
+    return reply
 
 
 def daemon_argv(root: Path, idle_minutes: float) -> list[str]:
