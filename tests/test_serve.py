@@ -329,3 +329,10 @@ def test_serve_status_survives_an_unexpected_answer(store):
             assert "not running" in proc.stdout or json.loads(proc.stdout)["running"] is False
     finally:
         fake.close()
+
+
+def test_backup_skips_the_daemon_socket(daemon, tmp_path):
+    proc = alaya(daemon, "backup", "--dest", str(tmp_path / "copies"), "--json")
+    assert proc.returncode == 0, proc.stderr
+    copy = Path(json.loads(proc.stdout)["path"])
+    assert (copy / "config.json").exists() and not (copy / "serve.sock").exists()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import stat
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 
 PREFIX = "alaya-"
 _NAME = re.compile(r"alaya-\d{8}T\d{6}Z(?:-\d+)?")
-_SKIP = {".lock", "lock-holder.json", "cron.lock"}
+_SKIP = {".lock", "lock-holder.json", "cron.lock", "serve.lock"}
 
 
 def backup(memory: "Memory", dest: str | Path | None = None, keep: int | None = None, now: datetime | None = None) -> dict[str, Any]:
@@ -47,7 +48,7 @@ def backup(memory: "Memory", dest: str | Path | None = None, keep: int | None = 
 
     def ignore(folder: str, names: list[str]) -> set[str]:
         here = Path(folder).resolve()
-        skipped = {x for x in names if x in _SKIP}
+        skipped = {x for x in names if x in _SKIP or _special(here / x)}
         if here == root:
             skipped.add("backups")
             skipped.update(x for x in names if aside.is_aside(x))  # half-built or thrown-away stores
@@ -68,3 +69,13 @@ def backup(memory: "Memory", dest: str | Path | None = None, keep: int | None = 
         removed.append(str(old))
     size = sum(p.stat().st_size for p in final.rglob("*") if p.is_file())
     return {"path": str(final), "bytes": size, "removed": removed, "kept": min(len(copies), keep)}
+
+
+def _special(path: Path) -> bool:
+    """Not a file, folder or link: the daemon's socket (copying one fails), a FIFO (reading one
+    hangs). Nothing a data directory needs to be restored."""
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode))
