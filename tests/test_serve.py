@@ -336,3 +336,15 @@ def test_backup_skips_the_daemon_socket(daemon, tmp_path):
     assert proc.returncode == 0, proc.stderr
     copy = Path(json.loads(proc.stdout)["path"])
     assert (copy / "config.json").exists() and not (copy / "serve.sock").exists()
+
+
+def test_stop_never_signals_a_process_that_is_not_this_daemon(store):
+    bystander = subprocess.Popen(["sleep", "60"])
+    try:
+        (store / "state" / "serve.pid").write_text(json.dumps({"pid": bystander.pid, "started": 0}))
+        stop = alaya(store, "serve", "stop")
+        assert stop.returncode == 0 and "not running" in stop.stdout, stop.stdout + stop.stderr
+        assert bystander.poll() is None
+    finally:
+        bystander.kill()
+        bystander.wait()

@@ -100,6 +100,8 @@ def cmd_stop(args: argparse.Namespace) -> int:
     root = _root(args)
     running = ping(root)
     pid = running["pid"] if running else _pid_from_file(root)
+    if pid is not None and not _is_daemon_of(pid, root):
+        pid = None  # a stale pid file: that number is some other process now
     if running:
         request(root, {"op": "stop"}, timeout=5.0)
     elif pid is not None and _alive(pid):
@@ -141,6 +143,16 @@ def _pid_from_file(root: Path) -> int | None:
         return int(json.loads((root / "state" / PID_FILE).read_text())["pid"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
+
+
+def _is_daemon_of(pid: int, root: Path) -> bool:
+    """Whether process `pid` is the daemon of `root` (its command line, from /proc): the only
+    process `serve stop` may signal."""
+    try:
+        args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return [a.decode(errors="replace") for a in args[1:5]] == daemon_argv(root, 0)[1:5]
 
 
 def _alive(pid: int) -> bool:
