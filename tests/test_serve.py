@@ -348,3 +348,52 @@ def test_stop_never_signals_a_process_that_is_not_this_daemon(store):
     finally:
         bystander.kill()
         bystander.wait()
+
+
+def test_a_regular_file_named_like_the_socket_is_left_alone(store):
+    keep = socket_path(store)
+    keep.write_text("not a socket")
+    assert alaya(store, "serve", "stop").returncode == 0
+    started = alaya(store, "serve", "start")
+    assert started.returncode == 1 and started.stderr.startswith("alaya: error:"), started.stdout + started.stderr
+    assert "not a socket" in started.stderr and "Traceback" not in started.stderr
+    assert keep.read_text() == "not a socket"
+
+
+def test_a_silent_client_does_not_stall_the_daemon(daemon):
+    silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    silent.connect(str(socket_path(daemon)))  # connects and sends nothing
+    try:
+        before = served_requests(daemon)
+        proc = alaya(daemon, "hook", "session-start", stdin=json.dumps(EVENT))
+        assert proc.returncode == 0 and "Kuzu" in json.loads(proc.stdout)["prependContext"]
+        assert served_requests(daemon) == before + 1  # answered by the daemon, not in process
+    finally:
+        silent.close()
+
+
+def test_a_second_daemon_refuses_to_start_and_leaves_the_live_one_alone(daemon):
+    pid, inode = _pid(daemon), socket_path(daemon).stat().st_ino
+    silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    silent.connect(str(socket_path(daemon)))  # keeps the live daemon busy
+    try:
+        second = subprocess.run([sys.executable, "-m", "openclaw_alaya.cli.daemon", "--data-dir", str(daemon),
+                                 "--idle-exit", "1"], capture_output=True, text=True, timeout=120)
+    finally:
+        silent.close()
+    assert second.returncode == 1 and "already running" in second.stderr, second.stderr
+    assert second.stderr.count("\n") == 1 and "Traceback" not in second.stderr
+    assert socket_path(daemon).stat().st_ino == inode
+    reply = request(daemon, {"op": "status"}, timeout=10)
+    assert reply and reply["pid"] == pid
+
+
+def test_concurrent_starts_leave_one_daemon_and_a_clean_log(store):
+    starts = [subprocess.Popen([sys.executable, "-m", "openclaw_alaya", "--data-dir", str(store), "serve", "start"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    results = [p.communicate(timeout=120) + (p.returncode,) for p in starts]
+    assert all(code == 0 for _, _, code in results), results
+    assert sorted("started" in out for out, _, _ in results) == [False, True], results
+    assert "Traceback" not in (store / "state" / "serve.log").read_text()
+    reply = request(store, {"op": "status"}, timeout=10)
+    assert reply and reply["pid"] == _pid(store)

@@ -7,8 +7,9 @@ process never imports pydantic, Kuzu or LanceDB: it parses just enough of the co
 sends `{argv, stdin}`, and copies back the daemon's stdout, stderr and exit code. The daemon
 runs the same CLI code under the same lock protocol, so the answer is identical.
 
-Anything else, or no daemon (no socket, a stale one, a refused or broken connection), runs
-in process as before (`cli.main`). `ALAYA_NO_SERVE=1` forces in-process.
+Anything else, or no daemon (no socket, a stale one, a refused or broken connection, a
+listener running as another user: `wire.request` checks its SO_PEERCRED uid), runs in process
+as before (`cli.main`). `ALAYA_NO_SERVE=1` forces in-process.
 """
 
 from __future__ import annotations

@@ -3,11 +3,14 @@
 a second of imports per call (client.py is the other half, serve.py starts and stops it).
 
 - One daemon per data directory, listening on `<data dir>/serve.sock` (mode 0600, in the
-  owner-only data directory; a peer with another uid is refused).
+  owner-only data directory; a peer with another uid is refused). A second daemon refuses to
+  start while the first holds `state/serve.lock`, and so never removes a live daemon's socket.
 - It holds no lock and no Kuzu database between requests: each request runs the ordinary CLI
   code (`cli.main`) with the request's argv and stdin, which takes the shared lock, opens Kuzu
   read-only and closes it before releasing (docs/architecture.md, "The lock protocol"). Only
-  `hook session-start` and `recall` are accepted. Requests are served one at a time.
+  `hook session-start` and `recall` are accepted. Each connection has its own thread, which
+  reads the request with a short timeout (a client that sends nothing holds only its thread);
+  the commands themselves run one at a time (the CLI code swaps sys.stdout).
 - What it keeps: the imported modules, the `Alaya` object (config, embedder, LanceDB
   connection and table handles, cached relation vectors), rebuilt when config.json or the
   index metadata changes. It never runs `optimize()` or builds an index.
@@ -31,6 +34,7 @@ import os
 import signal
 import socket
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -39,10 +43,10 @@ from .. import __version__
 from ..errors import AlayaError
 from . import common
 from .main import main as run_command
-from .wire import PID_FILE, PROTOCOL, address, daemon_argv, peer_uid, ping, socket_path
+from .wire import INSTANCE_LOCK, PID_FILE, PROTOCOL, address, daemon_argv, peer_uid, remove_socket, socket_path
 
 _MAX_REQUEST_BYTES = 64 * 1024 * 1024
-_READ_TIMEOUT = 30.0  # seconds for a client to send its request
+_READ_TIMEOUT = 10.0  # seconds for a client to send its request (it holds only its own thread)
 _TICK = 1.0  # seconds between idle checks (exit, graph snapshot) while no request comes
 _ALLOWED = (("hook", "session-start"), ("recall",))
 
@@ -60,6 +64,8 @@ class Server:
         self._stop = False
         self._restart = False
         self._lock_timeout: float | None = None
+        self._last = time.monotonic()  # when the last request came (idle exit)
+        self._running = threading.Lock()  # one command (or snapshot refresh) at a time
 
     # -- the resident Alaya ---------------------------------------------------------------
 
@@ -76,10 +82,11 @@ class Server:
 
     def memory_for(self, data_dir: Any) -> Any:
         from ..engine import Alaya
-        from ..store.datadir import resolve_data_dir
+        from ..store.datadir import DataDir, resolve_data_dir
 
         if resolve_data_dir(data_dir) != self.root:
             return Alaya(data_dir)  # not ours (cannot happen through the client): no caching
+        DataDir(self.root).require_private()  # the directory may have been opened since the last request
         key = self._key()
         if self._memory is None or key != self._memory_key:
             fresh = Alaya(self.root)
@@ -113,11 +120,26 @@ class Server:
     # -- socket loop ----------------------------------------------------------------------
 
     def serve_forever(self) -> None:
+        from filelock import FileLock, Timeout
+
+        instance = FileLock(str(self.root / "state" / INSTANCE_LOCK), timeout=0)
+        try:
+            instance.acquire()
+        except Timeout:
+            raise AlayaError(f"{self.root}: another alaya serve is already running") from None
+        try:
+            self._serve_locked()
+        finally:
+            instance.release()
+        if self._restart:
+            print("alaya serve: configuration changed, restarting", file=sys.stderr, flush=True)
+            os.execv(sys.executable, daemon_argv(self.root, self.idle / 60))
+
+    def _serve_locked(self) -> None:
+        """The daemon's life, under the single-instance lock: a socket already on the path is
+        a dead daemon's, removed only if it is a socket."""
         path = socket_path(self.root)
-        if path.exists():
-            if ping(self.root, timeout=0.5):
-                raise AlayaError(f"{self.root}: another alaya serve is already running")
-            path.unlink(missing_ok=True)  # stale: its daemon died
+        remove_socket(path)
         self.warm_up()
         common.set_provider(self.memory_for)
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -139,25 +161,22 @@ class Server:
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, self._on_signal)
         print(f"alaya serve: pid {os.getpid()} listening on {path}", file=sys.stderr, flush=True)
-        last = time.monotonic()
+        self._last = time.monotonic()
         try:
             while not self._stop:
                 sock.settimeout(_TICK)
                 try:
                     conn, _ = sock.accept()
                 except socket.timeout:
-                    if self.idle > 0 and time.monotonic() - last >= self.idle:
+                    if self.idle > 0 and time.monotonic() - self._last >= self.idle:
                         print("alaya serve: idle, exiting", file=sys.stderr, flush=True)
                         break
                     self.refresh_snapshot()
                     continue
                 except InterruptedError:
                     continue
-                last = time.monotonic()
-                with conn:
-                    self._handle(conn)
-                self.refresh_snapshot()
-                last = time.monotonic()
+                self._last = time.monotonic()
+                threading.Thread(target=self._connection, args=(conn,), daemon=True).start()
         finally:
             common.set_provider(None)
             sock.close()
@@ -165,15 +184,23 @@ class Server:
                 if path.stat().st_ino == inode:  # still ours, not a newer daemon's
                     path.unlink()
             (self.root / "state" / PID_FILE).unlink(missing_ok=True)
-        if self._restart:
-            print("alaya serve: configuration changed, restarting", file=sys.stderr, flush=True)
-            os.execv(sys.executable, daemon_argv(self.root, self.idle / 60))
+            with self._running:  # let a command under way finish before the process goes
+                pass
+
+    def _connection(self, conn: socket.socket) -> None:
+        """One client, in its own thread."""
+        with conn:
+            self._handle(conn)
+        self.refresh_snapshot()
+        self._last = time.monotonic()
 
     def refresh_snapshot(self) -> None:
         """After each request and each idle second: re-read the graph snapshot once another
         process changed the graph (a capture at a session's end), so that the next
         session-start does not wait for it (about 1 s at 100k cards). A lock that cannot be had
         at once is tried again next time."""
+        if not self._running.acquire(blocking=False):
+            return  # a command is running; it or the next tick reads the snapshot
         try:
             memory = self.memory_for(self.root)
             views = memory.graph_views
@@ -182,6 +209,8 @@ class Server:
                     pass
         except (_Restart, AlayaError, OSError):
             pass  # a restart is already decided; anything else: the next request reads the graph itself
+        finally:
+            self._running.release()
 
     def _snapshot_state(self) -> str:
         """"current", "stale" (the graph changed; re-read between requests) or "none"."""
@@ -215,8 +244,10 @@ class Server:
                 self._stop = True
                 return _send(conn, {"ok": True, "pid": os.getpid()})
             if op == "run":
-                self.requests += 1
-                return _send(conn, self._run(message))
+                with self._running:
+                    self.requests += 1
+                    reply = self._run(message)
+                return _send(conn, reply)
             return _send(conn, {"ok": False, "error": f"unknown op {op!r}"})
         except (OSError, ValueError) as exc:
             with contextlib.suppress(OSError):
@@ -235,6 +266,8 @@ class Server:
             self.memory_for(self.root)
         except _Restart:
             return {"ok": False, "error": "configuration changed: restarting"}  # the client runs it in process
+        except AlayaError:
+            pass  # the command reports it, as it would in process
         exit_code, out, err = self._call(argv, stdin, bool(message.get("tty")))
         if exit_code == 1 and b"internal error" in err:
             self._memory = None  # a stale handle (a table rebuilt under us?): retry once, fresh

@@ -6,6 +6,7 @@ starting its module, so the command-line code never imports the daemon.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import AlayaError, InputError
-from .wire import LOG_FILE, PID_FILE, daemon_argv, ping, request, socket_path
+from .wire import INSTANCE_LOCK, LOG_FILE, PID_FILE, daemon_argv, ping, remove_socket, request, socket_path
 
 
 def add_commands(sub: Any, command: Any) -> None:
@@ -76,11 +77,16 @@ def cmd_start(args: argparse.Namespace) -> int:
         log.close()
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise AlayaError(f"alaya serve exited at start (code {proc.returncode}); see {root / 'state' / LOG_FILE}")
+        exited = proc.poll() is not None
+        if exited and not _daemon_alive(root):
+            raise AlayaError(f"alaya serve exited at start ({_last_line(root / 'state' / LOG_FILE)}); "
+                             f"see {root / 'state' / LOG_FILE}")
         running = ping(root)
-        if running and running.get("pid") == proc.pid:
+        if running and running["pid"] == proc.pid:
             print(f"alaya serve: started for {root} (pid {proc.pid}, socket {socket_path(root)})")
+            return 0
+        if running and exited:  # a start at the same time won: ours refused to be a second daemon
+            print(f"alaya serve: already running for {root} (pid {running['pid']})")
             return 0
         time.sleep(0.05)
     proc.terminate()
@@ -138,6 +144,15 @@ def cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
+def _last_line(log: Path) -> str:
+    """The daemon's last word in its log (its one-line error), without the `alaya: error:`."""
+    try:
+        lines = log.read_text(errors="replace").strip().splitlines()
+    except OSError:
+        lines = []
+    return lines[-1].removeprefix("alaya: error: ") if lines else "no message"
+
+
 def _pid_from_file(root: Path) -> int | None:
     try:
         return int(json.loads((root / "state" / PID_FILE).read_text())["pid"])
@@ -169,9 +184,33 @@ def _alive(pid: int) -> bool:
         return True
 
 
+def _instance_lock(root: Path) -> Any:
+    """The lock a daemon holds for its whole life (daemon.py), to be tried without waiting."""
+    from filelock import FileLock
+
+    return FileLock(str(root / "state" / INSTANCE_LOCK), timeout=0)
+
+
+def _daemon_alive(root: Path) -> bool:
+    """Whether a daemon of `root` runs (answering already, or still starting)."""
+    from filelock import Timeout
+
+    try:
+        with _instance_lock(root):
+            return False
+    except Timeout:
+        return True
+
+
 def _remove_stale(root: Path) -> None:
-    """Remove a socket nobody answers on (a killed daemon's)."""
-    path = socket_path(root)
-    if path.exists() and not ping(root, timeout=0.5):
-        path.unlink(missing_ok=True)
-        (root / "state" / PID_FILE).unlink(missing_ok=True)
+    """Remove the socket and pid file of a dead daemon: one that no longer holds the instance
+    lock. A file on the socket's path that is not a socket is someone's, and stays."""
+    from filelock import Timeout
+
+    try:
+        with _instance_lock(root):
+            with contextlib.suppress(AlayaError):
+                remove_socket(socket_path(root))
+            (root / "state" / PID_FILE).unlink(missing_ok=True)
+    except Timeout:
+        pass  # a daemon is alive (starting, or stopping): its files are its own

@@ -8,14 +8,18 @@ from __future__ import annotations
 import json
 import os
 import socket
+import stat
 import struct
 import sys
 from pathlib import Path
 from typing import Any
 
+from ..errors import AlayaError
+
 SOCKET_NAME = "serve.sock"
 PID_FILE = "serve.pid"  # in state/
 LOG_FILE = "serve.log"  # in state/
+INSTANCE_LOCK = "serve.lock"  # in state/: held by the one daemon of a data directory
 PROTOCOL = 1
 CONNECT_TIMEOUT = float(os.environ.get("ALAYA_SERVE_CONNECT_TIMEOUT") or 0.25)  # seconds
 REPLY_TIMEOUT = float(os.environ.get("ALAYA_SERVE_TIMEOUT") or 120.0)  # seconds for the whole answer
@@ -32,6 +36,18 @@ def resolve_data_dir(explicit: str | None) -> Path:
 
 def socket_path(data_dir: Path) -> Path:
     return Path(data_dir) / SOCKET_NAME
+
+
+def remove_socket(path: Path) -> None:
+    """Remove what a dead daemon left at `path`; anything there that is not a socket is
+    someone's file, and stays."""
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISSOCK(mode):
+        raise AlayaError(f"{path} is in the daemon's way and is not a socket; move it elsewhere")
+    path.unlink(missing_ok=True)
 
 
 def address(path: Path) -> tuple[str, int | None]:
