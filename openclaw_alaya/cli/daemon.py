@@ -43,7 +43,16 @@ from .. import __version__
 from ..errors import AlayaError
 from . import common
 from .main import main as run_command
-from .wire import INSTANCE_LOCK, PID_FILE, PROTOCOL, address, daemon_argv, peer_uid, remove_socket, socket_path
+from .wire import (
+    INSTANCE_LOCK,
+    PID_FILE,
+    PROTOCOL,
+    address,
+    daemon_argv,
+    peer_uid,
+    remove_socket,
+    socket_path,
+)
 
 _MAX_REQUEST_BYTES = 64 * 1024 * 1024
 _READ_TIMEOUT = 10.0  # seconds for a client to send its request (it holds only its own thread)

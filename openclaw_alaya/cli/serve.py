@@ -17,7 +17,16 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import AlayaError, InputError
-from .wire import INSTANCE_LOCK, LOG_FILE, PID_FILE, daemon_argv, ping, remove_socket, request, socket_path
+from .wire import (
+    INSTANCE_LOCK,
+    LOG_FILE,
+    PID_FILE,
+    daemon_argv,
+    ping,
+    remove_socket,
+    request,
+    socket_path,
+)
 
 
 def add_commands(sub: Any, command: Any) -> None:
