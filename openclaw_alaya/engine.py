@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from . import redact
 from .config import Config
 from .distill.plan import DistillPlan, prepare
-from .errors import InputError, NotFoundError
+from .errors import UNWRITABLE, InputError, NotFoundError
 from .ingest.sessions import parse_source, session_row
 from .models import (
     CARD_TYPES,
@@ -267,9 +267,14 @@ class Alaya:
         return result
 
     def _log_access(self, card_ids: list[str]) -> None:
-        """Recall stays a read: usage goes to an append-only log that introspect folds in."""
+        """Recall stays a read: usage goes to an append-only log that introspect folds in. On a
+        full or read-only disk the recall is answered and the usage of this one is not counted."""
         if card_ids:
-            append_line(self.dirs.access_log, json.dumps({"ts": time.time(), "cards": card_ids}))
+            try:
+                append_line(self.dirs.access_log, json.dumps({"ts": time.time(), "cards": card_ids}))
+            except OSError as exc:
+                if exc.errno not in UNWRITABLE:
+                    raise
 
     def trace(self, card: str) -> TraceResult:
         """The turns a card came from, in their sessions, with a little context around them."""

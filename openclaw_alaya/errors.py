@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+
 
 class AlayaError(Exception):
     """A problem with the user's input, data or environment (exit code 1, no traceback)."""
@@ -33,3 +35,9 @@ class NotInitializedError(AlayaError):
 
 class DamagedStoreError(AlayaError):
     """The graph or the index is damaged or missing: `alaya rebuild` derives them again from L3."""
+
+
+# What the operating system answers when a data directory cannot be written to (a read-only
+# medium or mount, no permission, a full disk): reads go on without the lock where nobody can
+# write (store/lock.py), and a write fails in one line instead of as an internal error.
+UNWRITABLE = frozenset({errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOSPC, errno.EDQUOT})

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
-from ..errors import AlayaError, InputError
+from ..errors import UNWRITABLE, AlayaError, InputError
 from . import common, configure, hook, maintenance, ops, serve
 from .common import print_json
 from .render import render_recall, render_schema, render_status, render_trace
@@ -43,7 +43,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - the user gets one line, not a traceback
         if os.environ.get("ALAYA_DEBUG"):
             raise
-        _fail(f"internal error: {type(exc).__name__}: {_one_line(str(exc))} (set ALAYA_DEBUG=1 for details)")
+        if isinstance(exc, OSError) and exc.errno in UNWRITABLE:  # a full or read-only disk
+            from ..store.datadir import resolve_data_dir
+
+            _fail(f"{exc.filename or resolve_data_dir(args.data_dir)}: {exc.strerror}; nothing more was written (what was "
+                  "written before stays consistent: the next command finishes or undoes it)")
+        else:
+            _fail(f"internal error: {type(exc).__name__}: {_one_line(str(exc))} (set ALAYA_DEBUG=1 for details)")
         return 1
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from filelock import ReadWriteLock, Timeout
 
-from ..errors import LockTimeoutError
+from ..errors import UNWRITABLE, LockTimeoutError
 from . import journal
 from .fsutil import atomic_write
 
@@ -34,7 +34,7 @@ class StoreLock:
         self._recover = recover  # ingest.recovery.recover for this directory: finishes dead writes
         self._path = data_dir / ".lock"
         self._holder_note = data_dir / "state" / "lock-holder.json"
-        self._lock = ReadWriteLock(str(self._path), timeout=timeout, is_singleton=True)
+        self._lock: ReadWriteLock | None = None  # opened on first use (it creates `.lock`)
         self.write_holds: list[tuple[str, float]] = []  # (operation, seconds held), for benchmarks
 
     @contextmanager
@@ -44,7 +44,14 @@ class StoreLock:
         if outermost and self._recover is not None and journal.needs_recovery(self.data_dir):
             with self.write(f"recovery before {operation}"):  # a read never sees a dead write's half
                 pass
-        with self._acquire(self._lock.read_lock, operation, timeout):
+        try:
+            lock = self._rw()
+        except OSError as exc:
+            if exc.errno not in UNWRITABLE:
+                raise
+            yield  # a read-only medium: no process can write here, so there is nothing to exclude
+            return
+        with self._acquire(lock.read_lock, operation, timeout):
             yield
 
     @contextmanager
@@ -53,7 +60,7 @@ class StoreLock:
         (`recover`), journals itself and leaves a note of its holder; a hold nested in it (crash
         recovery opening the graph) is a plain re-entry."""
         outermost = not _held.get(self._path)
-        with self._acquire(self._lock.write_lock, operation):
+        with self._acquire(self._rw().write_lock, operation):
             if not outermost:
                 yield
                 return
@@ -72,6 +79,11 @@ class StoreLock:
                 journal.Journal.of(self.data_dir).end(record)
                 self._holder_note.unlink(missing_ok=True)
                 self.write_holds.append((operation, time.perf_counter() - started))
+
+    def _rw(self) -> ReadWriteLock:
+        if self._lock is None:
+            self._lock = ReadWriteLock(str(self._path), timeout=self.timeout, is_singleton=True)
+        return self._lock
 
     @contextmanager
     def _acquire(self, factory, operation: str, timeout: float | None = None) -> Iterator[None]:
