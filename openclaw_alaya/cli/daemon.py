@@ -41,6 +41,7 @@ from typing import Any
 
 from .. import __version__
 from ..errors import AlayaError
+from ..store.native import limit_malloc_arenas
 from . import common
 from .main import main as run_command
 from .wire import (
@@ -345,6 +346,7 @@ def _main() -> int:
     parser.add_argument("--idle-exit", type=float, required=True)
     args = parser.parse_args()
     os.umask(0o077)
+    limit_malloc_arenas()  # before the libraries and the request threads start theirs
     try:
         Server(Path(args.data_dir), args.idle_exit).serve_forever()
     except AlayaError as exc:
