@@ -1,4 +1,7 @@
-"""Two workarounds for the native libraries underneath the stores, each measured to pay.
+"""Workarounds for the native libraries underneath the stores, each measured to pay.
+
+`limit_malloc_arenas`: the daemon's request threads would each get a glibc malloc arena of
+their own, and their allocations would stay resident there.
 
 `release_freed_memory`: give freed memory back to the operating system after a big one-off
 load. glibc keeps the chunks that LanceDB's and Kuzu's reader threads and numpy's temporaries
@@ -22,7 +25,6 @@ import ctypes
 import importlib.util
 import sys
 import types
-
 
 _M_ARENA_MAX = -8  # mallopt parameter (malloc.h)
 
