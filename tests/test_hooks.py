@@ -327,3 +327,18 @@ def test_a_three_megabyte_single_token_turn_is_cut_captured_distilled_and_recall
     assert len(content) == 100_000 + len("\n\n") + len(marker)
     recalled = json.loads(alaya(data, "recall", "staging deploy key", "--json").stdout)
     assert any("deploy key" in node["content"] for node in recalled["nodes"]), recalled
+
+
+@pytest.mark.parametrize("hook", ["session-start", "session-end"])
+def test_a_hook_run_from_a_terminal_says_what_it_wants_instead_of_waiting(tmp_path, hook):
+    import pty
+
+    main, terminal = pty.openpty()
+    try:
+        proc = subprocess.run([sys.executable, "-m", "openclaw_alaya", "--data-dir", str(tmp_path), "hook", hook],
+                              stdin=terminal, capture_output=True, timeout=30)
+    finally:
+        os.close(main)
+        os.close(terminal)
+    err = proc.stderr.decode()
+    assert proc.returncode == 1 and err.count("\n") == 1 and "expects the OpenClaw event as a JSON object on stdin" in err

@@ -103,6 +103,9 @@ def read_event(what: str) -> tuple[dict[str, Any], str | None]:
     capture for good); the caller warns once the event is accepted."""
     from ..ingest.repair import decode, load_json
 
+    if sys.stdin.isatty():  # run by hand: say what it wants instead of waiting for input forever
+        raise InputError(f"{what}: expects the OpenClaw event as a JSON object on stdin, e.g. "
+                         f"echo '{{\"agentId\": \"main\", \"prompt\": \"…\"}}' | alaya {what}")
     raw = common.read_stdin(f"{what}: stdin is larger than 50 MB")
     if not raw.strip():
         raise InputError(f"{what}: stdin is empty, expected the event as a JSON object")
