@@ -174,11 +174,11 @@ def _warn_unknown_relations(memory: "Alaya", relations: list[str]) -> None:
         return
     from ..models import normalise_relation
 
-    known = {r["name"]: r for r in memory.schema()["relations"]}
+    with memory.reading("recall (relations in use)") as graph:
+        used = graph.relation_counts()  # card-card links only: what --rel can follow
     for name in dict.fromkeys(normalise_relation(r) for r in relations):
-        if name not in known or not known[name]["count"]:
-            used = sorted(n for n, r in known.items() if r["count"])
-            print(f"alaya: warning: no link has the relation {name} (in use: {', '.join(used) or 'none'})",
+        if not used.get(name):
+            print(f"alaya: warning: no link has the relation {name} (in use: {', '.join(sorted(used)) or 'none'})",
                   file=sys.stderr)
 
 
