@@ -38,7 +38,9 @@ _SCHEMA = [
     "CREATE NODE TABLE IF NOT EXISTS Session(id STRING PRIMARY KEY, agent_id STRING,"
     " started_at STRING, ingested_at STRING, path STRING, title STRING, source_format STRING,"
     " turn_count INT64, distilled_turns INT64, last_card STRING)",
-    "CREATE NODE TABLE IF NOT EXISTS Entity(name STRING PRIMARY KEY)",
+    "CREATE NODE TABLE IF NOT EXISTS Entity(name STRING PRIMARY KEY, type STRING, aliases STRING[])",
+    # a card merged into another (introspect's consolidate): its old id still resolves
+    "CREATE NODE TABLE IF NOT EXISTS Forward(id STRING PRIMARY KEY, target STRING)",
     *[
         f"CREATE REL TABLE IF NOT EXISTS {rel}(FROM Card TO Card, weight DOUBLE, created_at STRING)"
         for rel in CARD_RELATIONS
@@ -48,6 +50,16 @@ _SCHEMA = [
     "CREATE REL TABLE IF NOT EXISTS EXTRACTED_FROM(FROM Card TO Session, turn_ids STRING[])",
     "CREATE REL TABLE IF NOT EXISTS MENTIONS(FROM Card TO Entity)",
 ]
+
+# What stores made by earlier versions lack, added on their next read-write open (`_migrate`);
+# each statement is idempotent. Readers of a store not migrated yet see no forwards, no entity
+# types and no aliases (`optional`).
+_MIGRATIONS = [
+    "CREATE NODE TABLE IF NOT EXISTS Forward(id STRING PRIMARY KEY, target STRING)",
+    "ALTER TABLE Entity ADD IF NOT EXISTS type STRING DEFAULT ''",
+    "ALTER TABLE Entity ADD IF NOT EXISTS aliases STRING[] DEFAULT []",
+]
+_MIGRATED: set[tuple[int, int]] = set()  # (device, inode) of graph files this process has migrated
 
 _CARD_TYPES = {
     "id": "STRING", "title": "STRING", "content": "STRING", "type": "STRING", "tags": "STRING[]",
@@ -163,6 +175,24 @@ def damage(path: Path) -> str | None:
     return None
 
 
+def _migrate(path: Path, conn: Any) -> None:
+    """Bring a store made by an earlier version up to `_SCHEMA` (once per file and process:
+    the catalog look costs a few ms). A store without tables yet is left to `create_schema`."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return
+    key = (st.st_dev, st.st_ino)
+    if key in _MIGRATED:
+        return
+    tables = {row[0] for row in conn.execute("CALL show_tables() RETURN name").get_all()}
+    if "Entity" in tables:
+        for statement in _MIGRATIONS:
+            conn.execute(statement)
+    if tables:
+        _MIGRATED.add(key)
+
+
 def _generation_file(path: Path) -> Path:
     return path.with_name(path.name + ".gen")
 
@@ -214,6 +244,8 @@ class GraphStore:
             conn = kuzu.Connection(db)
             self._open = (db, conn)
             self._prepared, self._cards_total = {}, None
+            if not self.read_only:
+                _migrate(self.path, conn)
             if self._atomic:
                 conn.execute("BEGIN TRANSACTION")
         return self._open[1]
@@ -240,6 +272,16 @@ class GraphStore:
     def create_schema(self) -> None:
         for statement in _SCHEMA:
             self._conn.execute(statement)
+
+    def optional(self, cypher: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
+        """`query` for what a store of an earlier version may lack (Forward, entity types and
+        aliases, `_MIGRATIONS`): no rows until its next read-write open adds them."""
+        try:
+            return self._rows(cypher, params)
+        except RuntimeError as exc:
+            if "does not exist" in str(exc) or "Cannot find property" in str(exc):
+                return []
+            raise
 
     def _rows(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
         return self._conn.execute(query, params or {}).get_all()
