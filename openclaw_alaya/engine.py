@@ -41,6 +41,7 @@ from .models import (
 )
 from .progress import progress
 from .providers import bind, make_distiller, make_embedder
+from .store import tombstones
 from .store.datadir import DataDir, resolve_data_dir
 from .store.fsutil import append_line
 from .store.graph import GraphStore
@@ -48,6 +49,9 @@ from .store.lock import StoreLock
 from .store.raw import LINKS_LOG, RawStore
 
 if TYPE_CHECKING:
+    from .curate.forget import Forgotten
+    from .curate.notes import Remembered
+    from .curate.triplets import Committed
     from .embedding import Embedder
     from .store.snapshot import GraphView, SnapshotKeeper
     from .store.vectors import VectorStore
@@ -165,6 +169,8 @@ class Alaya:
         self.dirs.require()
         session = parse_source(source, agent_id=agent_id, session_id=session_id, include_tools=include_tools,
                                max_turn_chars=self.config.ingest.max_turn_chars)
+        if session.id in tombstones.forgotten(self.raw, "session"):  # forgotten on purpose: not again
+            return IngestResult(session_id=session.id, new_turns=0, total_turns=0, path="", forgotten=True)
         session = redact.for_ingest(self, session)  # secrets out before anything is stored
         with self.writing(f"ingest {session.id}") as graph:
             merged, new_turns = self.raw.merge(session)
@@ -289,6 +295,72 @@ class Alaya:
             sessions = {s.session_id: graph.get_session(s.session_id) for s in found.sources}
         return build_trace(found, sessions, self.raw)
 
+    # --- deliberate memory (curate/) ------------------------------------------------------
+
+    def remember(self, text: str, **options: Any) -> "Remembered":
+        """Store a fact or note as a card now: `type`, `tags`, `subjects`, `importance` (0-1),
+        `agent` (curate/notes.py)."""
+        from .curate.notes import Note, remember
+
+        self.dirs.require()
+        return remember(self, _request(Note, "remember", text=text, **options))
+
+    def correct(self, card: str, text: str, *, reason: str | None = None) -> "Remembered":
+        """Store what is true now and supersede `card` with it (curate/notes.py)."""
+        from .curate.notes import correct
+
+        self.dirs.require()
+        return correct(self, card, text, reason=reason)
+
+    def commit(self, triplets: list[Any], **options: Any) -> "Committed":
+        """Store `{subject, relation, object, confidence}` triplets; `entity_types`,
+        `temporal_tag`, `agent` (curate/triplets.py)."""
+        from .curate.triplets import Commit, commit
+
+        return commit(self, _request(Commit, "commit", triplets=triplets, **options))
+
+    def forget(self, cards: list[str] | None = None, *, session: str | None = None, query: str | None = None,
+               criteria: dict[str, Any] | None = None, **options: Any) -> "Forgotten":
+        """Forget cards, a session, the cards a query finds, or those meeting `criteria`
+        (`subject_contains`, `relation_type`, `time_before`); `reason`, `purge_raw`,
+        `dry_run` (curate/forget.py)."""
+        from .curate import forget
+
+        self.dirs.require()
+        if sum(x is not None and x != [] for x in (cards, session, query, criteria)) != 1:
+            raise InputError("forget: give card ids, a session, a query or criteria (one of them)")
+        if session is not None:
+            return forget.forget_session(self, session, **options)
+        if query is not None:
+            return forget.forget_query(self, query, **options)
+        if criteria is not None:
+            return forget.purge(self, _request(forget.Criteria, "purge", **criteria), **options)
+        return forget.forget_cards(self, list(cards or []), **options)
+
+    def entities(self, action: str = "list", name: str | None = None, value: str | None = None,
+                 **options: Any) -> dict[str, Any]:
+        """`list` (`kind`, `limit`, `offset`), `show NAME`, `merge NAME OTHER`, `alias NAME
+        ALIAS`, `rename NAME NEW`, `type NAME TYPE` (curate/entities.py)."""
+        from .curate import entities
+
+        self.dirs.require()
+        if action == "list":
+            return entities.list_entities(self, **options)
+        if not name:
+            raise InputError(f"entities {action}: name the entity")
+        if action == "show":
+            return entities.show(self, name)
+        if not value:
+            raise InputError(f"entities {action}: give the second name (or the type)")
+        return entities.change(self, action, name, value)
+
+    def session_report(self, session_id: str) -> dict[str, Any]:
+        """Entities, relation density and hotspots of one session (curate/report.py)."""
+        from .curate.report import session_report
+
+        self.dirs.require()
+        return session_report(self, session_id)
+
     # --- link / schema -----------------------------------------------------------------
 
     def link(self, src: str, dst: str, rel: str, *, weight: float = 1.0) -> LinkResult:
@@ -342,6 +414,14 @@ class Alaya:
         node_types += [{"name": name, "description": "custom type", "count": n}
                        for name, n in sorted(types.items()) if name not in CARD_TYPES]
         return {"relations": relations, "node_types": node_types}
+
+
+def _request(model: Any, operation: str, **fields: Any) -> Any:
+    """A request validated at the edge: the first problem as a one-line InputError."""
+    try:
+        return model(**fields)
+    except (ValidationError, ValueError) as exc:
+        raise InputError(f"{operation}: {_first_error(exc)}") from None
 
 
 def _first_error(exc: Exception) -> str:

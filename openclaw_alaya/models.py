@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timezone
-from typing import Annotated, Literal, Protocol
+from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import AfterValidator, BaseModel, Field
 
@@ -80,6 +80,8 @@ class Session(BaseModel):
     title: str | None = None
     source_format: str = "session-json"
     turns: list[Turn] = Field(default_factory=list)
+    # what a deliberate note or triplet commit was stored with (distill/deliberate.py)
+    metadata: dict[str, Any] | None = None
 
 
 class SourceRef(BaseModel):
@@ -216,6 +218,7 @@ class IngestResult(BaseModel):
     new_turns: int
     total_turns: int
     path: str
+    forgotten: bool = False  # the session was forgotten on purpose: nothing of it was stored again
 
 
 class DistillReport(BaseModel):

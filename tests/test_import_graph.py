@@ -26,7 +26,7 @@ LAYERS = [
     "maintenance",
     "bridge",
     "engine",
-    "ingest | recall",
+    "ingest | recall | curate",
     "llm",
     "distill",
     "providers",

@@ -211,6 +211,9 @@ def capture(memory: "Memory", event: EndEvent) -> dict[str, Any]:
             turns=fresh,
         )
         ingested = memory.ingest(session)  # runs the store filters (secret redaction)
+        if ingested.forgotten:  # the user forgot this session: its transcript is not kept again
+            report.update(forgotten=True, distilled=False)
+            return report
         report["new_turns"] = ingested.new_turns
         report["total_turns"] = ingested.total_turns
     elif stored is None:

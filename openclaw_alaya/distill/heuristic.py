@@ -147,7 +147,7 @@ def classify(text: str, has_number: bool, has_date_note: bool, cues: dict[str, i
     return best if best in CARD_TYPES else "concept"
 
 
-def _trim_title(s: str, limit: int = TITLE_MAX) -> str:
+def trim_title(s: str, limit: int = TITLE_MAX) -> str:
     s = _SPACE_RE.sub(" ", s.replace("\n", " ")).strip()
     if len(s) <= limit:
         return s
@@ -456,7 +456,7 @@ class _Context:
             t = pick.strip()
         if t and t[0].islower():
             t = t[0].upper() + t[1:]
-        return _trim_title(t)
+        return trim_title(t)
 
     def make_draft(self, key: str, src: list[tuple[Turn, _Piece]], pair: bool = False) -> _Draft:
         first_turn = src[0][0]
@@ -485,11 +485,11 @@ class _Context:
         if len(src) == 2 and not (pair and not src[0][1].question_only):
             q_piece, a_piece = src[0][1], src[1][1]
             q_raw = q_piece.sentences[-1] if q_piece.sentences else q_piece.text
-            q = _trim_title(TITLE_PREFIX_RE.sub("", q_raw) or q_raw, 44)
+            q = trim_title(TITLE_PREFIX_RE.sub("", q_raw) or q_raw, 44)
             a = a_piece.text or src[1][0].content.strip()
             a = TITLE_PREFIX_RE.sub("", a) or a
             a = a[:1].upper() + a[1:]
-            title = f"{q} \u2014 {_trim_title(a, TITLE_MAX - len(q) - 3)}"
+            title = f"{q} \u2014 {trim_title(a, TITLE_MAX - len(q) - 3)}"
         else:
             title = self._title(src[0][1])
         if len(src) == 1:
@@ -526,7 +526,7 @@ class _Context:
             importance += 0.15
         importance = round(min(1.0, max(0.0, importance)), 2)
         d = _Draft(
-            key=key, title=title or _trim_title(body), content=content, type=ctype, tags=tags,
+            key=key, title=title or trim_title(body), content=content, type=ctype, tags=tags,
             entities=entities, importance=importance, turn_ids=[t.id for t, _ in src],
             valid_from=iso_of(when), body=body, cues=cues,
         )

@@ -20,8 +20,10 @@ from ..models import (
     normalise_relation,
     now_iso,
 )
+from ..store import tombstones
 from ..store.graph import GraphStore
 from ..store.raw import RawStore
+from .deliberate import distiller_for
 
 if TYPE_CHECKING:
     from ..embedding import Embedder
@@ -47,7 +49,8 @@ class DistillPlan:
 
 
 def prepare(session: Session, start: int, distiller: "Distiller", embedder: "Embedder | None", max_cards: int) -> DistillPlan:
-    result = distiller.distill(session, start)
+    """`distiller` for a conversation; a note or a triplet commit has its own (deliberate.py)."""
+    result = distiller_for(session, distiller).distill(session, start)
     stamp = now_iso()
     cards = [_card(session, draft, stamp) for draft in result.cards[:max_cards]]
     # embedder None: the caller embeds a whole batch at once (pipeline.py)
@@ -93,6 +96,7 @@ def apply(plans: list[DistillPlan], graph: GraphStore, raw: RawStore) -> tuple[l
     applied = [plan for plan in plans if ((known.get(plan.session.id) or {}).get("distilled_turns") or 0) == plan.start]
     if not applied:
         return applied, 0
+    applied = _without_forgotten(applied, raw)
     for plan in applied:
         current = known.get(plan.session.id) or {}
         cards += plan.cards
@@ -107,6 +111,22 @@ def apply(plans: list[DistillPlan], graph: GraphStore, raw: RawStore) -> tuple[l
     graph.add_links(links)
     graph.upsert_sessions(sessions)
     return applied, len(links)
+
+
+def _without_forgotten(plans: list[DistillPlan], raw: RawStore) -> list[DistillPlan]:
+    """A card forgotten on purpose is not derived again (re-sent turns, a rebuild): its id is
+    deterministic, so its tombstone names it (store/tombstones.py)."""
+    gone = tombstones.forgotten(raw, "card")
+    if not gone:
+        return plans
+    kept = []
+    for plan in plans:
+        keep = [c.id not in gone for c in plan.cards]
+        cards = [c for c, k in zip(plan.cards, keep) if k]
+        links = [link for link in plan.links if link.src not in gone and link.dst not in gone]
+        vectors = plan.vectors[keep] if plan.vectors is not None and len(plan.vectors) == len(keep) else plan.vectors
+        kept.append(DistillPlan(plan.session, plan.start, cards, links, vectors))
+    return kept
 
 
 def provenance(cards: list[Card], plans: list[DistillPlan]) -> tuple[list[tuple[str, str, list[Turn]]], list[dict[str, Any]]]:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import redact
 from ..errors import InputError
+from ..store import tombstones
 from .sessions import parse_source, session_row
 
 if TYPE_CHECKING:
@@ -97,6 +98,12 @@ def _ingest_chunk(memory: "Memory", sources: list[Any], agent_id: str | None, in
 def _apply(memory: "Memory", sessions: list[Any]) -> list["IngestResult"]:
     from ..models import IngestResult, now_iso
 
+    gone = tombstones.forgotten(memory.raw, "session")  # forgotten on purpose: never stored again
+    skipped = [s for s in sessions if s.id in gone]
+    sessions = [s for s in sessions if s.id not in gone]
+    results = [IngestResult(session_id=s.id, new_turns=0, total_turns=0, path="", forgotten=True) for s in skipped]
+    if not sessions:
+        return results
     with memory.writing(f"ingest {len(sessions)} sessions ({sessions[0].id} …)") as graph:
         merged_all, fresh_all = [], []
         for session in sessions:
@@ -116,7 +123,7 @@ def _apply(memory: "Memory", sessions: list[Any]) -> list["IngestResult"]:
                 for merged in merged_all
             ])
         redact.record_new_turns(memory, [t for fresh in fresh_all for t in fresh])
-    return [
+    return results + [
         IngestResult(session_id=m.id, new_turns=len(f), total_turns=len(m.turns), path=str(paths[m.id]))
         for m, f in zip(merged_all, fresh_all)
     ]

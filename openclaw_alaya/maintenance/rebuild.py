@@ -6,9 +6,10 @@ layout").
    `raw/sessions` distilled from its first turn (notes imported with
    `import-memex` become their cards again), then the L3 logs replayed in time order —
    `raw/links.jsonl` (links made with `alaya link`) and `raw/curation.jsonl` (the resolver's
-   merges, CONTRADICTS links and supersedes — an old fact's `valid_until` — and introspect's
-   merges, forgets and SIMILAR_TO links). Usage (access counts, last access, creation time,
-   temperature and tier) is carried over from the old graph for cards that still exist (not
+   merges, CONTRADICTS links and supersedes — an old fact's `valid_until` — introspect's
+   merges, forgets and SIMILAR_TO links, and what `alaya correct`, `commit` and `entities`
+   did). Sessions and cards forgotten on purpose (`raw/tombstones.jsonl`) are not derived.
+   Usage (access counts, last access, creation time, temperature and tier) is carried over from the old graph for cards that still exist (not
    from a damaged one: the report says so); COLD cards get no L1 row. Nothing of the old graph
    or index is needed, so a rebuild mends a damaged or missing one.
 2. What L3 gained meanwhile (sessions captured during the build, new log records) is caught up
@@ -42,12 +43,13 @@ from ..models import (
     relation_description,
 )
 from ..progress import progress
-from ..store import aside
+from ..store import aside, tombstones
 from ..store.graph import GraphStore
-from ..store.raw import CURATION_LOG, LINKS_LOG, read_log
+from ..store.raw import CURATION_LOG, LINKS_LOG, RawStore, read_log
+from ..store.tombstones import TOMBSTONES
 from ..store.swap import install
 from . import memex
-from .bulk import set_cards
+from .bulk import delete_cards, set_cards
 from .common import as_datetime, card_rows, iso
 
 if TYPE_CHECKING:
@@ -58,26 +60,17 @@ _LOOKS = 3  # catch-ups outside the lock after the first build, before the last 
 KIND = "rebuild"  # work folders `.rebuild-<pid>-<ns>/` (store/aside.py)
 
 
-class _Contexts:
-    """What `distilling.apply` writes card contexts to: L3 already has them; only missing ones
-    are written again (a rebuild after raw/contexts was lost)."""
-
-    def __init__(self, raw: Any) -> None:
-        self.raw = raw
-
-    def write_context(self, card_id: str, session_id: str, turns: list[Any]) -> None:
-        if not (self.raw.contexts_dir / f"{card_id}.json").exists():
-            self.raw.write_context(card_id, session_id, turns)
+class _Contexts(RawStore):
+    """L3 as `distilling.apply` sees it in a rebuild: card contexts are there already; only
+    missing ones are written again (a rebuild after raw/contexts was lost)."""
 
     def write_contexts(self, items: list[tuple[str, str, list[Any]]]) -> None:
-        """As `write_context`, one entry after the other."""
-        for card_id, session_id, turns in items:
-            self.write_context(card_id, session_id, turns)
+        super().write_contexts([item for item in items if not self._context_path(item[0]).exists()])
 
 
 def fingerprint(memory: "Memory") -> dict[str, tuple[int, int]]:
     """Every session file and L3 log, with its size and time: what a rebuild was derived from."""
-    files = [*memory.raw.session_files(), memory.raw.log_path(LINKS_LOG), memory.raw.log_path(CURATION_LOG)]
+    files = [*memory.raw.session_files(), *(memory.raw.log_path(name) for name in (LINKS_LOG, CURATION_LOG, TOMBSTONES))]
     found = {}
     for path in files:
         try:
@@ -107,7 +100,8 @@ class _Build:
         if now == self.seen:
             return False
         seen = self.seen or {}
-        changed = [Path(p).stem for p, v in now.items() if p.endswith(".json") and seen.get(p) != v]
+        gone = tombstones.forgotten(self.memory.raw, "session")  # forgotten on purpose: not derived again
+        changed = [Path(p).stem for p, v in now.items() if p.endswith(".json") and seen.get(p) != v and Path(p).stem not in gone]
         embedder = self.memory.embedder
         index = VectorStore(self.folder / "lancedb", embedder.id, embedder.dim)
         with GraphStore(self.folder / "graph.kuzu", read_only=False) as graph:
@@ -118,6 +112,7 @@ class _Build:
                 graph.create_schema()
             _distill(self.memory, graph, index, sorted(changed), report, self.stamp)
             replayed = _replay(self.memory, graph, index, self.stamp, self._new_records())
+            _drop_forgotten(self.memory, graph, index)
             report["replayed"] = {k: report["replayed"].get(k, 0) + n for k, n in replayed.items()}
             if usage is not None:
                 report["usage_carried"] = _carry_usage(graph, index, usage)
@@ -173,7 +168,7 @@ def _distill(memory: "Memory", graph: GraphStore, index: Any, ids: list[str], re
 
     embedder = memory.embedder
     distiller = make_distiller(memory.config)
-    contexts = _Contexts(memory.raw)
+    contexts = _Contexts(memory.raw.root)
     known = graph.get_sessions(ids)
     batch: list[DistillPlan] = []
     notes = []
@@ -230,7 +225,9 @@ def _replay(memory: "Memory", graph: GraphStore, index: Any, stamp: str, records
     from ..distill.resolver import merged_card
     from .consolidate import merge_in_graph
 
-    done = {"link": 0, "merge": 0, "forget": 0, "supersede": 0, "skipped": 0}
+    from ..curate import entities
+
+    done = {"link": 0, "merge": 0, "forget": 0, "supersede": 0, "entity": 0, "skipped": 0}
     customs: set[str] = set()
     for r in records:
         op = r.get("op")
@@ -262,6 +259,9 @@ def _replay(memory: "Memory", graph: GraphStore, index: Any, stamp: str, records
             graph.query("MATCH (c:Card) WHERE c.id = $id DETACH DELETE c", {"id": card})
             index.delete_cards([card])
             done["forget"] += 1
+        elif op == "entity":  # `alaya entities` and commit's entity types
+            entities.apply(graph, r)
+            done["entity"] += 1
         elif op == "supersede":  # the resolver's contradiction: the old fact's valid_until
             card, until = r.get("card"), r.get("valid_until")
             if not card or not until or not graph.get_cards([card]):
@@ -273,6 +273,19 @@ def _replay(memory: "Memory", graph: GraphStore, index: Any, stamp: str, records
         rows = [{"name": n, "description": relation_description(n)} for n in sorted(customs)]
         index.upsert_relations(rows, memory.embedder.embed([row["description"] for row in rows]))
     return done
+
+
+def _drop_forgotten(memory: "Memory", graph: GraphStore, index: Any) -> None:
+    """Cards forgotten on purpose that the replay brought back by another way (a card merged
+    into one before it was forgotten), and the Session nodes of forgotten sessions."""
+    cards = sorted(tombstones.forgotten(memory.raw, "card"))
+    present = list(graph.get_cards(cards)) if cards else []
+    if present:
+        delete_cards(graph, present)
+        index.delete_cards(present)
+    sessions = sorted(tombstones.forgotten(memory.raw, "session"))
+    if sessions:
+        graph.query("MATCH (s:Session) WHERE s.id IN $ids DETACH DELETE s", {"ids": sessions})
 
 
 def _carry_usage(graph: GraphStore, index: Any, usage: dict[str, Any]) -> int:

@@ -358,11 +358,14 @@ class GraphStore:
         self._mention(cards)
 
     def _mention(self, cards: list[Card]) -> None:
-        """MENTIONS edges from the cards to their entities (created as needed)."""
-        mentions = [{"card": c.id, "name": e} for c in cards for e in c.entities]
+        """MENTIONS edges from the cards to their entities (created as needed); a name that is
+        another entity's alias (`alaya entities alias`) mentions that entity."""
+        aliases = self.aliases() if any(c.entities for c in cards) else {}
+        mentions = [{"card": c.id, "name": aliases.get(e.lower(), e)} for c in cards for e in c.entities]
         if mentions:
             self._conn.execute(
-                "UNWIND $rows AS r MERGE (:Entity {name: r.name})", {"rows": mentions}
+                "UNWIND $rows AS r MERGE (e:Entity {name: r.name})"
+                " ON CREATE SET e.type = '', e.aliases = CAST([] AS STRING[])", {"rows": mentions}
             )
             self._conn.execute(
                 "UNWIND $rows AS r MATCH (c:Card {id: r.card}), (e:Entity {name: r.name})"
@@ -399,12 +402,19 @@ class GraphStore:
         return rows
 
     def card_ids_mentioning(self, names: list[str]) -> list[str]:
-        """Cards linked to any of these entity names (case-insensitive)."""
+        """Cards linked to any of these entity names or aliases (case-insensitive)."""
+        aliases = self.aliases()
+        wanted = {n.lower() for n in names} | {aliases[n.lower()].lower() for n in names if n.lower() in aliases}
         rows = self._rows(
             "MATCH (c:Card)-[:MENTIONS]->(e:Entity) WHERE lower(e.name) IN $names RETURN DISTINCT c.id",
-            {"names": [n.lower() for n in names]},
+            {"names": sorted(wanted)},
         )
         return [r[0] for r in rows]
+
+    def aliases(self) -> dict[str, str]:
+        """Lower-cased alias → the entity's name (none in a store not migrated yet)."""
+        rows = self.optional("MATCH (e:Entity) WHERE size(e.aliases) > 0 UNWIND e.aliases AS a RETURN lower(a), e.name")
+        return {alias: name for alias, name in rows}
 
     def supersede(self, card_id: str, until: str, now: str) -> None:
         """Set a card's `valid_until` (a newer fact made it untrue), unless it is already set:

@@ -42,6 +42,7 @@ _MONTH = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])")
 _MONTH_DIR = re.compile(r"\d{4}-(0[1-9]|1[0-2])")
 # L3 logs (raw/ is the truth; these are never rewritten, only appended to)
 LINKS_LOG = "links.jsonl"  # links made with `alaya link` / Alaya.link
+FORGOTTEN = "[forgotten]"  # what a purged turn says instead (RawStore.blank_turns)
 CURATION_LOG = "curation.jsonl"  # merges, forgets, supersedes and SIMILAR_TO links made by distill and introspect
 
 
@@ -160,6 +161,37 @@ class RawStore:
     def session_ids(self) -> list[str]:
         """Ids of all stored sessions, from the files themselves (not the index)."""
         return [p.stem for p in self.session_files()]
+
+    # ------------------------------------------------------------------ forgetting on purpose
+
+    def remove_session(self, session_id: str) -> bool:
+        """Delete a session's files (`alaya forget --session … --purge-raw`); False if none."""
+        path = self.find(session_id)
+        if path is None:
+            return False
+        path.with_suffix(".md").unlink(missing_ok=True)
+        path.unlink(missing_ok=True)
+        self._update_index({session_id: None})
+        return True
+
+    def blank_turns(self, session_id: str, turn_ids: list[str]) -> int:
+        """Replace these turns' text with FORGOTTEN in the session's files (`--purge-raw`):
+        the turns keep their place, so the ids of the others still line up. Returns how many."""
+        session = self.load(session_id)
+        wanted = set(turn_ids)
+        if session is None or not wanted:
+            return 0
+        turns = [t.model_copy(update={"content": FORGOTTEN}) if t.id in wanted and t.content != FORGOTTEN else t
+                 for t in session.turns]
+        blanked = sum(1 for a, b in zip(session.turns, turns) if a is not b)
+        if blanked:
+            self.write(session.model_copy(update={"turns": turns}))
+        return blanked
+
+    def remove_context(self, card_id: str) -> None:
+        """The copy of a forgotten card's source turns."""
+        _check_id(card_id, "card id")
+        self._context_path(card_id).unlink(missing_ok=True)
 
     # ------------------------------------------------------------------ append-only logs
 

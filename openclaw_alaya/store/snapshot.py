@@ -82,6 +82,9 @@ class GraphSnapshot:
         self._mentions: dict[str, list[int]] = {}
         for name, at in zip(mentions.column("name").to_pylist(), mentions.column("at").to_pylist()):
             self._mentions.setdefault(name, []).append(at)
+        for alias, name in graph.aliases().items():  # an entity's other names find its cards too
+            if alias not in self._mentions:
+                self._mentions[alias] = self._mentions.get(name.lower(), [])
 
     def get_cards(self, ids: Iterable[str]) -> dict[str, Card]:
         rows = [self._row_of[cid] for cid in dict.fromkeys(ids) if cid in self._row_of]

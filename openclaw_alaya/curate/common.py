@@ -1,0 +1,33 @@
+"""What the deliberate operations share: ids for the sessions they store, and the cards a
+session became (a note the resolver merged into a stored card lives on in that card)."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING
+
+from ..distill.plan import card_id
+
+if TYPE_CHECKING:
+    from ..store.graph import GraphStore
+
+
+def session_id(kind: str, *parts: str) -> str:
+    """`note-20261130T201502-3f2a9c1b`: sortable by time, distinct per content and scope."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
+    digest = hashlib.sha256("\x00".join(parts).encode("utf-8", "replace")).hexdigest()[:8]
+    return f"{kind}-{stamp}-{digest}"
+
+
+def cards_of(graph: "GraphStore", session: str, keys: list[str]) -> list[str]:
+    """The card each key of this session ended up as: its own id, or, when the resolver merged
+    it into a stored card, that card (the one citing the session)."""
+    planned = [card_id(session, key) for key in keys]
+    present = graph.get_cards(planned)
+    if len(present) == len(planned):
+        return planned
+    citing = [r[0] for r in graph.query(
+        "MATCH (c:Card)-[:EXTRACTED_FROM]->(s:Session {id: $id}) RETURN c.id ORDER BY c.id", {"id": session})]
+    found = [cid for cid in planned if cid in present]
+    return found + [cid for cid in citing if cid not in found]

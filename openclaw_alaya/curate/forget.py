@@ -1,0 +1,174 @@
+"""`alaya forget` and `alaya purge`: taking memory out on purpose.
+
+By card id, by session (and that session is never captured again, as `openclaw memory forget`
+does), by criteria (`purge`: subject, relation, date — all that are given must hold; none is
+refused, it would forget everything) or by query (the cards recall ranks first; `--dry-run`
+shows them first). Order, under one write-lock hold: tombstones in L3 (what, when, why, and a
+digest of the text, never the text), then the cards out of L2 and L1 and their context copies
+out of L3. `purge_raw` also blanks the source turns in the session files (a whole session's
+files are deleted). A rebuild, a re-capture or an import does not bring anything back
+(store/tombstones.py).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, Field
+
+from ..errors import InputError, NotFoundError
+from ..models import Card, check_id, now_iso
+from ..store import tombstones
+from ..store.graph import CARD_RELATIONS, CUSTOM
+
+if TYPE_CHECKING:
+    from ..memory import Memory
+
+MAX_QUERY_CARDS = 50
+
+
+class Criteria(BaseModel):
+    """What `purge` matches (the TrulyMEM `memory_purge` criteria)."""
+
+    subject_contains: str | None = Field(None, min_length=1, max_length=200)
+    relation_type: str | None = Field(None, min_length=1, max_length=64)
+    time_before: str | None = Field(None, min_length=4, max_length=40)
+
+    def given(self) -> bool:
+        return any(v is not None for v in (self.subject_contains, self.relation_type, self.time_before))
+
+
+class Forgotten(BaseModel):
+    dry_run: bool
+    cards: list[dict[str, str]] = Field(default_factory=list)  # id and title of each card (to be) forgotten
+    sessions: list[str] = Field(default_factory=list)
+    purged_turns: int = 0
+
+
+def forget_cards(memory: "Memory", ids: list[str], *, reason: str | None = None, purge_raw: bool = False,
+                 dry_run: bool = False) -> Forgotten:
+    for cid in ids:
+        check_id(cid, "card id")
+    if not ids:
+        raise InputError("name at least one card to forget")
+    with memory.reading("forget (finding the cards)") as graph:
+        cards = graph.get_cards(ids)
+    missing = [cid for cid in ids if cid not in cards]
+    if missing:
+        raise NotFoundError(f"no card {missing[0]!r}")
+    return _forget(memory, list(cards.values()), reason=reason or "forgotten by request", purge_raw=purge_raw,
+                   dry_run=dry_run)
+
+
+def forget_session(memory: "Memory", session_id: str, *, reason: str | None = None, purge_raw: bool = False,
+                   dry_run: bool = False) -> Forgotten:
+    """The session's cards (those it alone is the source of; others lose it as a source) and the
+    session itself; its transcript is refused from now on."""
+    check_id(session_id, "session id")
+    with memory.reading("forget (finding the session)") as graph:
+        known = graph.get_session(session_id)
+        ids = [r[0] for r in graph.query(
+            "MATCH (c:Card)-[:EXTRACTED_FROM]->(s:Session {id: $id}) RETURN c.id", {"id": session_id})]
+        cards = graph.get_cards(ids)
+    if known is None and memory.raw.find(session_id) is None:
+        raise NotFoundError(f"no session {session_id!r}")
+    only = [c for c in cards.values() if {s.session_id for s in c.sources} <= {session_id}]
+    shared = [c for c in cards.values() if c not in only]
+    report = _forget(memory, only, reason=reason or "session forgotten by request", purge_raw=False, dry_run=dry_run,
+                     session=session_id, shared=shared, purge_session=purge_raw)
+    return report
+
+
+def purge(memory: "Memory", criteria: Criteria, *, reason: str | None = None, purge_raw: bool = False,
+          dry_run: bool = False) -> Forgotten:
+    if not criteria.given():
+        raise InputError("purge needs at least one criterion (subject_contains, relation_type, time_before): "
+                         "without one it would forget everything")
+    with memory.reading("purge (matching cards)") as graph:
+        cards = _matching(graph, criteria)
+    return _forget(memory, cards, reason=reason or f"purged: {criteria.model_dump(exclude_none=True)}",
+                   purge_raw=purge_raw, dry_run=dry_run)
+
+
+def forget_query(memory: "Memory", query: str, *, limit: int = 5, reason: str | None = None, purge_raw: bool = False,
+                 dry_run: bool = False, scope: str | None = None) -> Forgotten:
+    if not query.strip():
+        raise InputError("the query is empty")
+    if not 1 <= limit <= MAX_QUERY_CARDS:
+        raise InputError(f"limit must be 1-{MAX_QUERY_CARDS}")
+    found = memory.recall(query, top_k=limit, depth=0, scope=scope)
+    ids = [n.card_id for n in found.nodes][:limit]
+    if not ids:
+        return Forgotten(dry_run=dry_run)
+    return forget_cards(memory, ids, reason=reason or f"forgotten by query {query[:80]!r}", purge_raw=purge_raw,
+                        dry_run=dry_run)
+
+
+def _forget(memory: "Memory", cards: list[Card], *, reason: str, purge_raw: bool, dry_run: bool,
+            session: str | None = None, shared: list[Card] | None = None, purge_session: bool = False) -> Forgotten:
+    listed = [{"id": c.id, "title": c.title} for c in cards]
+    report = Forgotten(dry_run=dry_run, cards=listed, sessions=[session] if session else [])
+    if dry_run or not (cards or session):
+        return report
+    stamp = now_iso()
+    records = [{"kind": "card", "id": c.id, "ts": stamp, "reason": reason, "type": c.type, "digest": tombstones.digest(c.content),
+                "sources": [s.model_dump() for s in c.sources], "purged_raw": purge_raw} for c in cards]
+    if session:
+        records.append({"kind": "session", "id": session, "ts": stamp, "reason": reason, "purged_raw": purge_session})
+    ids = [c.id for c in cards]
+    with memory.writing(f"forget {len(ids)} cards" + (f" and session {session}" if session else "")) as graph:
+        with graph:
+            tombstones.record(memory.raw, records)  # L3 first: from here on nothing brings them back
+            if ids:
+                graph.query("MATCH (c:Card) WHERE c.id IN $ids DETACH DELETE c", {"ids": ids})
+                graph.optional("MATCH (f:Forward) WHERE f.target IN $ids DELETE f", {"ids": ids})
+            if session:
+                _drop_source(graph, shared or [], session)
+                graph.query("MATCH (s:Session {id: $id}) DETACH DELETE s", {"id": session})
+        memory.index.delete_cards(ids)
+        for cid in ids:
+            memory.raw.remove_context(cid)
+        if purge_raw:
+            report.purged_turns = sum(memory.raw.blank_turns(s.session_id, s.turn_ids) for c in cards for s in c.sources)
+        if session and purge_session:
+            memory.raw.remove_session(session)
+    return report
+
+
+def _drop_source(graph: Any, cards: list[Card], session: str) -> None:
+    """Cards that other sessions said too stay, citing only those."""
+    for card in cards:
+        sources = [s for s in card.sources if s.session_id != session]
+        graph.update_provenance([card.model_copy(update={"sources": sources})])
+
+
+def _matching(graph: Any, criteria: Criteria) -> list[Card]:
+    """Cards meeting every given criterion: an entity or the title containing the subject
+    (ignoring case); an edge of the relation (or a triplet of it); dated before the time."""
+    from ..distill.dates import iso_of, parse_when
+
+    ids: set[str] | None = None  # None: no criterion applied yet
+    if criteria.subject_contains:
+        s = {"s": criteria.subject_contains.lower()}
+        ids = {r[0] for r in graph.query("MATCH (c:Card) WHERE lower(c.title) CONTAINS $s RETURN c.id", s)}
+        ids |= {r[0] for r in graph.query(
+            "MATCH (c:Card)-[:MENTIONS]->(e:Entity) WHERE lower(e.name) CONTAINS $s RETURN DISTINCT c.id", s)}
+    if criteria.time_before:
+        before = iso_of(parse_when(criteria.time_before))
+        if before is None:
+            raise InputError(f"time_before {criteria.time_before!r} is not a date (e.g. 2026-11-01)")
+        dated = {r[0] for r in graph.query(
+            "MATCH (c:Card) WHERE (CASE WHEN c.valid_from <> '' THEN c.valid_from ELSE c.created_at END) < $before"
+            " RETURN c.id", {"before": before})}
+        ids = dated if ids is None else ids & dated
+    if criteria.relation_type:
+        from ..models import normalise_relation
+
+        rel = normalise_relation(criteria.relation_type)
+        table = rel if rel in CARD_RELATIONS else CUSTOM
+        typed, extra = (" WHERE e.type = $rel", {"rel": rel}) if table == CUSTOM else ("", {})
+        linked = {r[0] for r in graph.query(f"MATCH (c:Card)-[e:{table}]-(:Card){typed} RETURN DISTINCT c.id", extra)}
+        tagged = {r[0] for r in graph.query(
+            "MATCH (c:Card) WHERE list_contains(c.tags, $tag) RETURN c.id", {"tag": f"rel:{rel}"})}
+        ids = (linked | tagged) if ids is None else ids & (linked | tagged)
+    return list(graph.get_cards(sorted(ids or [])).values())
