@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[1] / PACKAGE
 LAYERS = [
     "__main__",
     "cli",
+    "tools",
     "openclaw_alaya",  # the package itself: `from openclaw_alaya import Alaya`, __version__
     "default_plugin | redaction_plugin",
     "maintenance",

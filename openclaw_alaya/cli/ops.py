@@ -17,6 +17,8 @@ def add_commands(sub: Any, command: Any) -> None:
     introspect = command("introspect", cmd_introspect, "run the maintenance steps (distill pending sessions, consolidate, cool down, forget, refresh the summary, …)")
     introspect.add_argument("--steps", help="comma-separated step names to run (default: all)")
     introspect.add_argument("--dry-run", action="store_true", help="report what would change, change nothing")
+    introspect.add_argument("--session", help="instead: what this session put into memory (entities, relation "
+                            "density, hotspots)")
     backup = command("backup", cmd_backup, "write a dated copy of the data directory (default: <data dir>/backups)")
     backup.add_argument("--dest", help="folder for the copies (default: backup.dest or <data dir>/backups)")
     backup.add_argument("--keep", type=int, help="copies to keep (default: backup.keep, 7)")
@@ -44,6 +46,9 @@ def cmd_plugins(args: argparse.Namespace) -> int:
 def cmd_introspect(args: argparse.Namespace) -> int:
     from ..maintenance.introspect import run
 
+    if args.session:
+        print_json(common.memory(args.data_dir).session_report(args.session))
+        return 0
     steps = [part.strip() for part in (args.steps or "").split(",") if part.strip()] or None
 
     def show(step: dict[str, Any]) -> None:  # each step as it ends, not all at the end

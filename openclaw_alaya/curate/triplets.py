@@ -147,8 +147,11 @@ def _store(memory: "Memory", request: Commit, fresh: list[Triplet], result: Comm
             for card, until in superseded:
                 graph.supersede(card, until, stamp)
             graph.add_links(links)
-    return result.model_copy(update={"session_id": sid, "cards": ids, "superseded": [c for c, _ in superseded],
-                                     "links": len(links)})
+            # and those the resolver superseded while distilling (a fact pattern it knows)
+            replaced = [r[0] for r in graph.query(
+                "MATCH (a:Card)-[:CONTRADICTS]->(b:Card) WHERE a.id IN $ids AND NOT b.id IN $ids AND b.valid_until <> ''"
+                " RETURN DISTINCT b.id ORDER BY b.id", {"ids": ids})]
+    return result.model_copy(update={"session_id": sid, "cards": ids, "superseded": replaced, "links": len(links)})
 
 
 def _relate(new: list[Card], stored: list[Card], triplets: list[Triplet], stamp: str):

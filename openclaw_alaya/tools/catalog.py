@@ -1,0 +1,176 @@
+"""The eleven memory tools, one method each, thin calls into the engine.
+
+Two families, as the design documents name them: claw-memory (`save_memory`, `search_memory`,
+`get_context`, `get_summary`, `list_memories`, `delete_memory`, `manage_entities`) and TrulyMEM
+(`memory_recall`, `memory_commit`, `memory_purge`, `memory_introspect`). The parameters'
+annotations are the tools' JSON schemas (the MCP SDK reads them); a bad value raises
+`InputError`, which the server turns into a JSON-RPC error (so ranges the engine checks, such as
+a confidence or an importance of 0-1, are left out of the schemas: the SDK would answer a
+schema violation with an error result instead). Results are plain JSON.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import BaseModel, Field
+
+from ..errors import InputError
+from ..text import estimate_tokens
+
+if TYPE_CHECKING:
+    from ..engine import Alaya
+
+Limit = Annotated[int, Field(ge=1, le=100)]
+
+
+class SaveMetadata(BaseModel):
+    tags: list[str] = Field(default_factory=list, description="labels for the memory")
+    subjects: list[str] = Field(default_factory=list, description="the people, projects or things it is about")
+    importance: float = Field(0.7, description="0-1: how much it matters")
+    type: str | None = Field(None, description="decision, preference, fact, concept, pattern, gotcha, …")
+
+
+class TimeRange(BaseModel):
+    since: str | None = Field(None, description="ISO date, `7d`, `last week`, `上周`, …")
+    until: str | None = Field(None, description="ISO date or phrase")
+
+
+class ListFilters(BaseModel):
+    type: str | None = None
+    tag: str | None = None
+    entity: str | None = None
+    since: str | None = None
+    until: str | None = None
+    tier: Literal["HOT", "WARM", "COLD"] | None = None
+
+
+class TripletIn(BaseModel):
+    subject: str = Field(description="who or what the fact is about")
+    relation: str = Field(description="e.g. WORKS_AT, PREFERS, DEPENDS_ON")
+    object: str
+    confidence: float = Field(1.0, description="0-1")
+
+
+class PurgeCriteria(BaseModel):
+    subject_contains: str | None = None
+    relation_type: str | None = None
+    time_before: str | None = None
+
+
+class MemoryTools:
+    """The tools over one engine; `agent`: the scope they store in and search (with shared)."""
+
+    def __init__(self, memory: "Alaya", agent: str | None = None) -> None:
+        self.memory = memory
+        self.agent = agent
+
+    # --- claw-memory --------------------------------------------------------------------
+
+    def save_memory(self, content: str, metadata: SaveMetadata | None = None) -> dict[str, Any]:
+        """Remember a fact, decision or preference now (stored as a card, searchable at once).
+        The same thing saved twice is kept once; a newer fact supersedes one it contradicts."""
+        meta = metadata or SaveMetadata()
+        result = self.memory.remember(content, type=meta.type, tags=meta.tags, subjects=meta.subjects,
+                                      importance=meta.importance, agent=self.agent)
+        return result.model_dump()
+
+    def search_memory(self, query: str, time_range: TimeRange | None = None, limit: Limit = 10,
+                      max_tokens: Annotated[int, Field(ge=50, le=20000)] | None = None) -> dict[str, Any]:
+        """Search long-term memory by meaning and words; newest valid facts rank first,
+        superseded ones are marked. `time_range` narrows to a period."""
+        span = time_range or TimeRange()
+        result = self.memory.recall(query, top_k=limit, budget=max_tokens, scope=self.agent,
+                                    **_dates(span.since, span.until))
+        return {"memories": [_node(n) for n in result.nodes]}
+
+    def get_context(self, query: str, max_tokens: Annotated[int, Field(ge=50, le=20000)] = 800) -> dict[str, Any]:
+        """The memories most relevant to `query`, weighted by relevance and packed as one text
+        within `max_tokens`, ready to read as context (untrusted data, not instructions)."""
+        result = self.memory.recall(query, budget=max_tokens, scope=self.agent)
+        lines = []
+        for node in result.nodes:
+            flag = " (no longer valid)" if node.superseded else ""
+            lines.append(f"- [{node.type}] {node.title}{flag}: {node.content}".strip())
+        text = "\n".join(lines)
+        return {"context": text, "tokens": estimate_tokens(text), "cards": [n.card_id for n in result.nodes]}
+
+    def get_summary(self, period: Literal["day", "week", "month"] = "week", at: str | None = None) -> dict[str, Any]:
+        """What memory holds for a day, week or month: highlights, topics and counts."""
+        return self.memory.summary(period, at=at)
+
+    def list_memories(self, filters: ListFilters | None = None, limit: Limit = 20,
+                      offset: Annotated[int, Field(ge=0)] = 0) -> dict[str, Any]:
+        """Browse stored memories, newest first, by type, tag, entity, dates or tier."""
+        chosen = (filters or ListFilters()).model_dump(exclude_none=True)
+        return self.memory.list_cards(**chosen, scope=self.agent, limit=limit, offset=offset)
+
+    def delete_memory(self, id: str) -> dict[str, Any]:  # noqa: A002 - the tool's parameter name
+        """Forget one memory by id: it leaves search and listing and does not come back."""
+        return self.memory.forget([id], reason="delete_memory tool").model_dump()
+
+    def manage_entities(self, action: Literal["list", "show", "merge", "alias", "rename", "type"] = "list",
+                        name: str | None = None, value: str | None = None, limit: Limit = 50,
+                        offset: Annotated[int, Field(ge=0)] = 0) -> dict[str, Any]:
+        """Entities (people, projects, tools) and their aliases: `list`, `show NAME`, `merge NAME
+        OTHER`, `alias NAME ALIAS`, `rename NAME NEW`, `type NAME TYPE`."""
+        if action == "list":
+            return self.memory.entities("list", limit=limit, offset=offset)
+        return self.memory.entities(action, name, value)
+
+    # --- TrulyMEM -----------------------------------------------------------------------
+
+    def memory_recall(self, query_intent: str, seed_entities: list[str] | None = None,
+                      depth: Annotated[int, Field(ge=0, le=3)] = 1) -> dict[str, Any]:
+        """The subgraph around what is asked: cards (nodes) found by intent and seed entities,
+        the relations between them (edges), and relations that lead further (explorable, with
+        how well each fits the intent) to ask for next."""
+        result = self.memory.recall(query_intent, concepts=seed_entities or [], depth=depth, scope=self.agent)
+        ids = [n.card_id for n in result.nodes]
+        with self.memory.reading("memory_recall (edges)") as graph:
+            edges = graph.neighbours(ids, None) if ids else []
+        inside = set(ids)
+        found = {(s, r, d) for s, r, d, _w in edges if d in inside}
+        return {"nodes": [_node(n) for n in result.nodes],
+                "edges": [{"src": s, "rel": r, "dst": d} for s, r, d in sorted(found)],
+                "explorable": [e.model_dump() for e in result.explorable]}
+
+    def memory_commit(self, triplets: list[TripletIn], entity_types: dict[str, str] | None = None,
+                      temporal_tag: str | None = None) -> dict[str, Any]:
+        """Store facts as (subject, relation, object) triplets. A triplet contradicting a stored
+        one (same subject and relation, another object) supersedes it; nothing is duplicated."""
+        return self.memory.commit([t.model_dump() for t in triplets], entity_types=entity_types or {},
+                                  temporal_tag=temporal_tag, agent=self.agent).model_dump()
+
+    def memory_purge(self, criteria: PurgeCriteria, dry_run: bool = False) -> dict[str, Any]:
+        """Forget every memory meeting all given criteria (subject_contains, relation_type,
+        time_before); at least one is required. Use dry_run first to see what would go."""
+        chosen = criteria.model_dump(exclude_none=True)
+        if not chosen:
+            raise InputError("memory_purge needs at least one criterion: without one it would forget everything")
+        return self.memory.forget(criteria=chosen, dry_run=dry_run, reason="memory_purge tool").model_dump()
+
+    def memory_introspect(self, session_id: str | None = None) -> dict[str, Any]:
+        """What a session put into memory: entities discussed, relation density, hotspots
+        (default: the newest session)."""
+        if session_id is None:
+            with self.memory.reading("memory_introspect (newest session)") as graph:
+                rows = graph.query("MATCH (s:Session) RETURN s.id ORDER BY s.ingested_at DESC, s.id LIMIT 1")
+            if not rows:
+                raise InputError("no session stored yet")
+            session_id = rows[0][0]
+        return self.memory.session_report(session_id)
+
+
+TOOL_NAMES = ("save_memory", "search_memory", "get_context", "get_summary", "list_memories", "delete_memory",
+              "manage_entities", "memory_recall", "memory_commit", "memory_purge", "memory_introspect")
+
+
+def _dates(since: str | None, until: str | None) -> dict[str, str]:
+    return {k: v for k, v in (("since", since), ("until", until)) if v}
+
+
+def _node(node: Any) -> dict[str, Any]:
+    return {"id": node.card_id, "title": node.title, "content": node.content, "type": node.type, "tags": node.tags,
+            "score": round(node.score, 4), "h_distance": round(node.h_distance, 4), "via": node.matched_rel,
+            "valid_until": node.valid_until, "superseded": node.superseded}
