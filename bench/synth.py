@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 DATASET = ROOT.parent / "shared" / "datasets" / "locomo-dev.json"
-STORE_VERSION = "v1"
+STORE_VERSION = "v2"  # v2: Entity has type and aliases, and the Forward table exists
 TOPICS = ["pnpm", "kuzu", "lancedb", "docker", "postgres", "redis", "nginx", "terraform", "grafana", "kafka",
           "react", "vite", "pytest", "celery", "traefik", "minio", "argo", "helm", "sentry", "vault"]
 SPEAKERS = ["Caroline", "Melanie", "Jon", "Gina", "Audrey", "Andrew", "Deborah", "Jolene", "Evan", "Sam"]
@@ -179,7 +179,9 @@ def build_store(n: int, *, rebuild: bool = False, quiet: bool = False) -> Path:
             conn.execute("COPY Card FROM card_tbl")
             session_tbl = pa.Table.from_pylist(sessions)  # noqa: F841
             conn.execute("COPY Session FROM session_tbl")
-            entity_tbl = pa.table({"name": sorted({e for c in cards for e in c["entities"]})})  # noqa: F841
+            names = sorted({e for c in cards for e in c["entities"]})
+            entity_tbl = pa.table({"name": names, "type": [""] * len(names),  # noqa: F841
+                                   "aliases": pa.array([[] for _ in names], type=pa.list_(pa.string()))})
             conn.execute("COPY Entity FROM entity_tbl")
             for table, rows in edges.items():
                 if rows:

@@ -65,6 +65,7 @@ def _guarded(method: Callable[..., Any]) -> Callable[..., Any]:
 def serve(memory: "Alaya", *, http: str | None = None, agent: str | None = None) -> None:
     if not memory.dirs.initialized():  # an MCP client is often the first thing a user sets up
         memory.init()
+    memory.graph_views.resident = True  # a long-lived process: recall reads an in-memory graph snapshot
     server = build(memory, agent)
     if http is None:
         server.run()
