@@ -183,10 +183,13 @@ class RawStore:
             return 0
         turns = [t.model_copy(update={"content": FORGOTTEN}) if t.id in wanted and t.content != FORGOTTEN else t
                  for t in session.turns]
-        blanked = sum(1 for a, b in zip(session.turns, turns) if a is not b)
-        if blanked:
-            self.write(session.model_copy(update={"turns": turns}))
-        return blanked
+        gone = [a.content for a, b in zip(session.turns, turns) if a is not b]
+        if gone:
+            title = session.title  # a title taken from a purged turn goes with it
+            if title and any(text.startswith(title.rstrip("…")) for text in gone):
+                title = FORGOTTEN
+            self.write(session.model_copy(update={"turns": turns, "title": title}))
+        return len(gone)
 
     def remove_context(self, card_id: str) -> None:
         """The copy of a forgotten card's source turns."""
