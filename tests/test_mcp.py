@@ -43,13 +43,13 @@ def _run(coro):
     return asyncio.run(coro)
 
 
-def test_stdio_lists_the_eleven_tools_and_saves_then_finds(tmp_path):
+def test_stdio_lists_the_tools_with_schemas_and_saves_then_finds(tmp_path):
     data = tmp_path / "data"
 
     async def go():
         async with _stdio(data) as client:
             tools = {t.name: t for t in (await client.list_tools()).tools}
-            assert set(tools) == set(TOOL_NAMES) and len(tools) == 11
+            assert set(tools) == set(TOOL_NAMES) and len(tools) == 9
             for tool in tools.values():
                 assert tool.input_schema["type"] == "object" and tool.description
             assert "query" in tools["search_memory"].input_schema["required"]

@@ -1,7 +1,8 @@
-"""The eleven memory tools, one method each, thin calls into the engine.
+"""The memory tools, one method each, thin calls into the engine.
 
 Two families, as the design documents name them: claw-memory (`save_memory`, `search_memory`,
-`get_context`, `get_summary`, `list_memories`, `delete_memory`, `manage_entities`) and TrulyMEM
+`get_context`, `delete_memory`, `manage_entities`; `get_summary`, `list_memories` and
+`search_memory`'s `time_range` arrive with the engine's summary, listing and time ranges) and TrulyMEM
 (`memory_recall`, `memory_commit`, `memory_purge`, `memory_introspect`). The parameters'
 annotations are the tools' JSON schemas (the MCP SDK reads them); a bad value raises
 `InputError`, which the server turns into a JSON-RPC error (so ranges the engine checks, such as
@@ -29,20 +30,6 @@ class SaveMetadata(BaseModel):
     subjects: list[str] = Field(default_factory=list, description="the people, projects or things it is about")
     importance: float = Field(0.7, description="0-1: how much it matters")
     type: str | None = Field(None, description="decision, preference, fact, concept, pattern, gotcha, …")
-
-
-class TimeRange(BaseModel):
-    since: str | None = Field(None, description="ISO date, `7d`, `last week`, `上周`, …")
-    until: str | None = Field(None, description="ISO date or phrase")
-
-
-class ListFilters(BaseModel):
-    type: str | None = None
-    tag: str | None = None
-    entity: str | None = None
-    since: str | None = None
-    until: str | None = None
-    tier: Literal["HOT", "WARM", "COLD"] | None = None
 
 
 class TripletIn(BaseModel):
@@ -75,13 +62,11 @@ class MemoryTools:
                                       importance=meta.importance, agent=self.agent)
         return result.model_dump()
 
-    def search_memory(self, query: str, time_range: TimeRange | None = None, limit: Limit = 10,
+    def search_memory(self, query: str, limit: Limit = 10,
                       max_tokens: Annotated[int, Field(ge=50, le=20000)] | None = None) -> dict[str, Any]:
         """Search long-term memory by meaning and words; newest valid facts rank first,
-        superseded ones are marked. `time_range` narrows to a period."""
-        span = time_range or TimeRange()
-        result = self.memory.recall(query, top_k=limit, budget=max_tokens, scope=self.agent,
-                                    **_dates(span.since, span.until))
+        superseded ones are marked."""
+        result = self.memory.recall(query, top_k=limit, budget=max_tokens, scope=self.agent)
         return {"memories": [_node(n) for n in result.nodes]}
 
     def get_context(self, query: str, max_tokens: Annotated[int, Field(ge=50, le=20000)] = 800) -> dict[str, Any]:
@@ -94,16 +79,6 @@ class MemoryTools:
             lines.append(f"- [{node.type}] {node.title}{flag}: {node.content}".strip())
         text = "\n".join(lines)
         return {"context": text, "tokens": estimate_tokens(text), "cards": [n.card_id for n in result.nodes]}
-
-    def get_summary(self, period: Literal["day", "week", "month"] = "week", at: str | None = None) -> dict[str, Any]:
-        """What memory holds for a day, week or month: highlights, topics and counts."""
-        return self.memory.summary(period, at=at)
-
-    def list_memories(self, filters: ListFilters | None = None, limit: Limit = 20,
-                      offset: Annotated[int, Field(ge=0)] = 0) -> dict[str, Any]:
-        """Browse stored memories, newest first, by type, tag, entity, dates or tier."""
-        chosen = (filters or ListFilters()).model_dump(exclude_none=True)
-        return self.memory.list_cards(**chosen, scope=self.agent, limit=limit, offset=offset)
 
     def delete_memory(self, id: str) -> dict[str, Any]:  # noqa: A002 - the tool's parameter name
         """Forget one memory by id: it leaves search and listing and does not come back."""
@@ -162,12 +137,7 @@ class MemoryTools:
         return self.memory.session_report(session_id)
 
 
-TOOL_NAMES = ("save_memory", "search_memory", "get_context", "get_summary", "list_memories", "delete_memory",
-              "manage_entities", "memory_recall", "memory_commit", "memory_purge", "memory_introspect")
-
-
-def _dates(since: str | None, until: str | None) -> dict[str, str]:
-    return {k: v for k, v in (("since", since), ("until", until)) if v}
+TOOL_NAMES = ("save_memory", "search_memory", "get_context", "delete_memory", "manage_entities", "memory_recall", "memory_commit", "memory_purge", "memory_introspect")
 
 
 def _node(node: Any) -> dict[str, Any]:
