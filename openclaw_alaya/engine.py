@@ -288,6 +288,13 @@ class Alaya:
                 if exc.errno not in UNWRITABLE:
                     raise
 
+    def summary(self, period: str, at: str | datetime | None = None, *, now: datetime | None = None) -> dict[str, Any]:
+        """What was talked about in the day, week or month around `at` (default: now): sessions,
+        cards, types, top tags, highlights (recall/buckets.py)."""
+        from .recall.buckets import summary
+
+        return summary(self, period, at, now=now)
+
     def trace(self, card: str) -> TraceResult:
         """The turns a card came from, in their sessions, with a little context around them."""
         from .recall.trace import build_trace

@@ -17,6 +17,7 @@ from helpers import session_json
 
 from openclaw_alaya.cli.client import fast_path
 from openclaw_alaya.errors import InputError
+from openclaw_alaya.maintenance import buckets
 from openclaw_alaya.recall.periods import Period, containing, find_phrase, period_of, window
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=timezone.utc)
@@ -248,6 +249,10 @@ def test_cli_bad_times_exit_1_with_one_line(weeks):
     assert "since must be a string" in err
     err = one_line_error(alaya(data, "recall", "gateway", now="soon"))
     assert "ALAYA_NOW: cannot read 'soon'" in err
+    err = one_line_error(alaya(data, "summary", "--period", "fortnight"))
+    assert err == "alaya: error: unknown period 'fortnight' (day, week, month)\n"
+    err = one_line_error(alaya(data, "summary", "--at", "whenever"))
+    assert "at: cannot read 'whenever' as a time" in err
 
 
 def test_a_range_value_is_not_taken_for_the_query_by_the_daemon_client():
@@ -255,3 +260,41 @@ def test_a_range_value_is_not_taken_for_the_query_by_the_daemon_client():
     _dir, argv, needs_stdin = fast_path(["recall", "--since", "7d", "--until", "today"])
     assert needs_stdin and argv[-4:] == ["--since", "7d", "--until", "today"]
     assert not fast_path(["recall", "--since", "7d", "gateway"])[2]
+
+
+# --- summary ---------------------------------------------------------------------------------
+
+
+def test_summary_of_a_week(weeks):
+    week = weeks.summary("week", "2026-11-24", now=NOW)
+    assert (week["bucket"], week["first_day"], week["last_day"]) == ("2026-W48", "2026-11-23", "2026-11-29")
+    assert (week["sessions"], week["cards"], week["types"]) == (2, 2, {"decision": 2})
+    assert any("Envoy" in title for title in week["highlights"]) and "envoy" in week["tags"]
+    assert weeks.summary("week", "last week", now=NOW) == week
+    assert weeks.summary("week", now=datetime(2026, 11, 26, tzinfo=timezone.utc)) == week
+    assert weeks.summary("week", now=NOW)["cards"] == 0  # this week: nothing yet
+    month = weeks.summary("month", "2026-11-15", now=NOW)
+    assert (month["bucket"], month["sessions"], month["cards"], month["last_day"]) == ("2026-11", 5, 5, "2026-11-30")
+    day = weeks.summary("day", "2026-11-12", now=NOW)
+    assert (day["bucket"], day["cards"]) == ("2026-11-12", 1)
+
+
+def test_cli_summary(weeks):
+    data = weeks.dirs.root
+    week = json.loads(ok(alaya(data, "summary", "--period", "week", "--at", "last week", "--json")))
+    assert (week["bucket"], week["cards"]) == ("2026-W48", 2)
+    text = ok(alaya(data, "summary", "--period", "week", "--at", "2026-11-24"))
+    assert text.startswith("week 2026-W48 (2026-11-23 to 2026-11-29): 2 sessions, 2 cards (decision 2)")
+    assert "Envoy" in text
+
+
+def test_summary_reads_introspects_buckets_until_the_graph_changes(memory):
+    _fill(memory, DECISIONS)
+    assert memory.summary("week", "2026-11-24", now=NOW)["cached"] is False  # no buckets yet
+    buckets.refresh(memory, now=NOW)
+    cached = memory.summary("week", "2026-11-24", now=NOW)
+    assert cached["cached"] is True and cached["cards"] == 1
+    assert memory.summary("week", "2025-11-24", now=NOW)["cached"] is False  # older than introspect keeps
+    _fill(memory, {"s-more": ("2026-11-26T10:00:00+00:00", "We decided the gateway keeps access logs for 30 days.")})
+    fresh = memory.summary("week", "2026-11-24", now=NOW)
+    assert fresh["cached"] is False and fresh["cards"] == 2 and fresh["sessions"] == 2
