@@ -12,6 +12,7 @@ import json
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -248,12 +249,20 @@ class Alaya:
         budget: int | None = None,
         scope: str | None = None,
         top_k: int | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        now: datetime | None = None,
     ) -> RecallResult:
-        """Find cards by meaning and words, then walk the graph; a read, never a write to L2."""
+        """Find cards by meaning and words, then walk the graph; a read, never a write to L2.
+        `since`/`until` keep the cards dated in that range ("2026-11-02", "7d", "last week": see
+        recall/periods.py); `now` is what they and a time phrase in the query count from."""
         from .recall.navigate import Recaller, RecallRequest
+        from .recall.periods import aware, window
 
         self.dirs.require()
         try:
+            now = aware(now)
+            period = window(since, until, now)
             request = RecallRequest(
                 query=query,
                 concepts=concepts or [],
@@ -263,6 +272,9 @@ class Alaya:
                 budget=budget,
                 scope=check_id(scope, "scope") if scope else None,
                 top_k=top_k,
+                since=period.start if period else None,
+                until=period.end if period else None,
+                now=now,
             )
         except (ValidationError, ValueError) as exc:
             raise InputError(f"recall: {_first_error(exc)}") from None
@@ -281,6 +293,13 @@ class Alaya:
             except OSError as exc:
                 if exc.errno not in UNWRITABLE:
                     raise
+
+    def summary(self, period: str, at: str | datetime | None = None, *, now: datetime | None = None) -> dict[str, Any]:
+        """What was talked about in the day, week or month around `at` (default: now): sessions,
+        cards, types, top tags, highlights (recall/buckets.py)."""
+        from .recall.buckets import summary
+
+        return summary(self, period, at, now=now)
 
     def trace(self, card: str) -> TraceResult:
         """The turns a card came from, in their sessions, with a little context around them."""

@@ -9,7 +9,8 @@ runs the same CLI code under the same lock protocol, so the answer is identical.
 
 Anything else, or no daemon (no socket, a stale one, a refused or broken connection, a
 listener running as another user: `wire.request` checks its SO_PEERCRED uid), runs in process
-as before (`cli.main`). `ALAYA_NO_SERVE=1` forces in-process.
+as before (`cli.main`). `ALAYA_NO_SERVE=1` forces in-process, and so does `ALAYA_NOW` (a fixed
+"now" for time phrases, common.fixed_now): the daemon's clock is its own.
 """
 
 from __future__ import annotations
@@ -25,13 +26,13 @@ from .common import MAX_STDIN_BYTES, stdout_closed
 from .wire import request, resolve_data_dir
 
 # options of `alaya recall` that take a value (the rest are flags)
-_RECALL_VALUED = {"--concepts", "--rel", "--depth", "--from-nodes", "--budget", "--scope", "--top-k"}
+_RECALL_VALUED = {"--concepts", "--rel", "--depth", "--from-nodes", "--budget", "--scope", "--top-k", "--since", "--until"}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     plan = fast_path(args)
-    if plan is not None and not os.environ.get("ALAYA_NO_SERVE"):
+    if plan is not None and not (os.environ.get("ALAYA_NO_SERVE") or os.environ.get("ALAYA_NOW")):
         data_dir, forwarded, needs_stdin = plan
         stdin, tty = _stdin_for(needs_stdin)
         reply = request(data_dir, {"op": "run", "argv": forwarded, "stdin": stdin, "tty": tty})

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 from ..errors import InputError
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from ..engine import Alaya
 
 MAX_STDIN_BYTES = 50 * 1024 * 1024
@@ -35,6 +37,18 @@ def memory(data_dir: str | Path | None) -> "Alaya":
 def set_provider(provider: Callable[[Any], "Alaya"] | None) -> None:
     global _provider
     _provider = provider
+
+
+def fixed_now() -> "datetime | None":
+    """`ALAYA_NOW` (an ISO date or time): the "now" that time phrases, `--since`/`--until` and
+    `alaya summary` count from, fixed for tests and reproducible runs; None: the current time.
+    A command run with it never goes to the daemon (client.py), whose clock is its own."""
+    value = os.environ.get("ALAYA_NOW")
+    if not value:
+        return None
+    from ..recall.periods import instant
+
+    return instant(value, "ALAYA_NOW")
 
 
 def print_json(data: Any) -> None:

@@ -137,7 +137,7 @@ def cmd_distill(args: argparse.Namespace) -> int:
     return 0
 
 
-_RECALL_KEYS = {"query", "concepts", "relations", "depth", "from_nodes", "budget", "scope", "top_k"}
+_RECALL_KEYS = {"query", "concepts", "relations", "depth", "from_nodes", "budget", "scope", "top_k", "since", "until"}
 
 
 def cmd_recall(args: argparse.Namespace) -> int:
@@ -150,13 +150,15 @@ def cmd_recall(args: argparse.Namespace) -> int:
         "budget": args.budget,
         "scope": args.scope,
         "top_k": args.top_k,
+        "since": args.since,
+        "until": args.until,
     }
     if not (request["query"] or request["concepts"] or request["from_nodes"]):
         if sys.stdin.isatty():
             raise InputError("give a query, --concepts, --from-nodes, or a JSON request on stdin")
         request.update({k: v for k, v in _stdin_request().items() if v is not None})
     memory = common.memory(args.data_dir)
-    result = memory.recall(**request)
+    result = memory.recall(**request, now=common.fixed_now())
     _warn_unknown_relations(memory, request["relations"])
     if args.json:
         print_json(result.model_dump())
@@ -194,7 +196,8 @@ def _empty_store_hint(memory: "Alaya") -> str | None:
 
 
 def _stdin_request() -> dict[str, Any]:
-    """The seed's JSON mode: `{"concepts", "relations", "depth", "from_nodes", "query", "budget"}`."""
+    """The seed's JSON mode: `{"concepts", "relations", "depth", "from_nodes", "query", "budget"}`,
+    and `scope`, `top_k`, `since`, `until` as the options."""
     raw = _read_stdin()
     try:
         data = json.loads(raw.decode("utf-8-sig"))
@@ -213,7 +216,7 @@ def _stdin_request() -> dict[str, Any]:
     for key in ("depth", "budget", "top_k"):
         if key in data and data[key] is not None and (not isinstance(data[key], int) or isinstance(data[key], bool) or data[key] < 0):
             raise InputError(f"<stdin>: {key} must be a non-negative integer")
-    for key in ("query", "scope"):
+    for key in ("query", "scope", "since", "until"):
         if key in data and data[key] is not None and not isinstance(data[key], str):
             raise InputError(f"<stdin>: {key} must be a string")
     return data
@@ -310,6 +313,9 @@ def _parser() -> argparse.ArgumentParser:
     recall.add_argument("--budget", type=int, help="token budget for the returned cards")
     recall.add_argument("--scope", help="agent id: its cards plus shared ones")
     recall.add_argument("--top-k", type=int, help="at most this many cards")
+    recall.add_argument("--since", help="only cards from then on: 2026-11-02, an ISO time, 7d, 2w, 3m, 1y, today, "
+                                        "last week, this month, 上周, … (a phrase in the query only ranks)")
+    recall.add_argument("--until", help="only cards before the end of it: the same forms as --since")
 
     trace = command("trace", cmd_trace, "show the source turns a card was distilled from")
     trace.add_argument("card_id")

@@ -1,5 +1,6 @@
 """Commands for plugins and maintenance: `alaya plugins`, `alaya introspect`, `alaya backup`,
-`alaya cron run`."""
+`alaya cron run`, and `alaya summary`, which shows the time bucket introspect keeps for a day,
+week or month."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 
 from . import common
 from .common import print_json
+from .render import render_summary
 
 
 def add_commands(sub: Any, command: Any) -> None:
@@ -28,6 +30,19 @@ def add_commands(sub: Any, command: Any) -> None:
     run.add_argument("--once", action="store_true", help="a single pass, then exit (for crontab and OpenClaw automations)")
     run.add_argument("--json", action="store_true", help="print JSON")
     run.set_defaults(handler=cmd_cron_run)
+    summary = command("summary", cmd_summary, "what was talked about in a day, week or month: sessions, cards, tags, highlights")
+    summary.add_argument("--period", default="week", help="day, week or month (default: week)")
+    summary.add_argument("--at", help="a moment inside the period: 2026-11-24, an ISO time, 7d, last week, 上周, … "
+                                      "(default: now)")
+
+
+def cmd_summary(args: argparse.Namespace) -> int:
+    summary = common.memory(args.data_dir).summary(args.period, args.at, now=common.fixed_now())
+    if args.json:
+        print_json(summary)
+    else:
+        print(render_summary(summary))
+    return 0
 
 
 def cmd_plugins(args: argparse.Namespace) -> int:

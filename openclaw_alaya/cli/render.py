@@ -80,6 +80,19 @@ def render_status(status: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def render_summary(summary: dict[str, Any]) -> str:
+    """A period's bucket: the counts on one line, then its tags and the titles of its top cards."""
+    types = ", ".join(f"{t} {n}" for t, n in summary["types"].items())
+    lines = [f"{summary['period']} {summary['bucket']} ({summary['first_day']} to {summary['last_day']}): "
+             f"{summary['sessions']} sessions, {summary['cards']} cards" + (f" ({types})" if types else "")]
+    if summary["tags"]:
+        lines.append(f"tags: {', '.join(summary['tags'])}")
+    if summary["highlights"]:
+        lines.append("highlights:")
+        lines += [f"  - {_snippet(title)}" for title in summary["highlights"]]
+    return "\n".join(lines)
+
+
 def _inline(value: Any) -> str:
     """`{"enabled": True, "by_kind": {}}` → `enabled yes, by_kind none`."""
     if isinstance(value, bool):

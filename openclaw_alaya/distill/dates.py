@@ -101,7 +101,7 @@ def render_cn(d: date) -> str:
     return f"{d.year}年{d.month}月{d.day}日"
 
 
-def _add_months(year: int, month: int, delta: int) -> tuple[int, int]:
+def add_months(year: int, month: int, delta: int) -> tuple[int, int]:
     n = year * 12 + (month - 1) + delta
     return n // 12, n % 12 + 1
 
@@ -175,7 +175,7 @@ def resolve_relative(text: str, when: date | None) -> list[str]:
             elif unit == "week":
                 add(phrase, "~" + render_date(when - timedelta(days=7 * n)))
             elif unit == "month":
-                add(phrase, render_month(*_add_months(when.year, when.month, -n)))
+                add(phrase, render_month(*add_months(when.year, when.month, -n)))
             else:
                 add(phrase, str(when.year - n))
         elif m.group("rel"):
@@ -202,7 +202,7 @@ def resolve_relative(text: str, when: date | None) -> list[str]:
                     add(phrase, f"the {unit} of {render_date(when)}")
             elif unit == "month":
                 delta = {"last": -1, "next": 1, "this": 0}[rel]
-                add(phrase, render_month(*_add_months(when.year, when.month, delta)))
+                add(phrase, render_month(*add_months(when.year, when.month, delta)))
             else:  # year
                 add(phrase, str(when.year + {"last": -1, "next": 1, "this": 0}[rel]))
         elif m.group("mrel"):
@@ -242,7 +242,7 @@ def resolve_relative(text: str, when: date | None) -> list[str]:
                 elif unit in ("周", "星期", "个星期"):
                     add(phrase, "约" + render_cn(when - timedelta(days=7 * n)))
                 elif unit == "个月":
-                    y, mo = _add_months(when.year, when.month, -n)
+                    y, mo = add_months(when.year, when.month, -n)
                     add(phrase, f"{y}年{mo}月")
                 else:
                     add(phrase, f"{when.year - n}年")
@@ -263,7 +263,7 @@ def resolve_relative(text: str, when: date | None) -> list[str]:
                         add(phrase, f"{render_cn(when)}所在{what}")
             elif m.group("cmonth"):
                 sign = {"上": -1, "下": 1, "这": 0, "本": 0}[m.group("cmonth")]
-                y, mo = _add_months(when.year, when.month, sign)
+                y, mo = add_months(when.year, when.month, sign)
                 add(phrase, f"{y}年{mo}月")
             elif m.group("cyear"):
                 delta = {"前年": -2, "去年": -1, "今年": 0, "明年": 1, "后年": 2}[phrase]

@@ -1,2 +1,3 @@
-"""Reading memory back: recall as navigation over cards and relations (`navigate.py`) and the
-trace of a card to the turns it came from (`trace.py`)."""
+"""Reading memory back: recall as navigation over cards and relations (`navigate.py`), the periods
+of time it and the summaries understand (`periods.py`), the time buckets `alaya summary` shows
+(`buckets.py`), and the trace of a card to the turns it came from (`trace.py`)."""

@@ -10,13 +10,19 @@ Scoring, in short:
 - `h_distance` = weighted mean of (1 − semantic closeness), hops taken / depth, and
   (1 − relation fit); 0 is "exactly what was asked", 1 is "far away".
 No model is called: the only embedding is the query's own.
+
+Time (`periods.py`): `since`/`until` keep only the cards dated inside that range, as entries and
+along the walk; a time phrase in the query ("last week", 上周) is taken out of the words searched
+for and ranks the cards dated outside its period lower, without dropping them (people say "last
+week" loosely). A card is dated by the session it came from (`periods.first_moment`).
 """
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -28,9 +34,11 @@ from ..models import Card, Explorable, RecallNode, RecallResult, now_iso
 from ..store.snapshot import GraphView
 from ..store.vectors import VectorStore
 from ..text import estimate_tokens
+from .periods import Period, aware, find_phrase, first_moment
 
 SHARED_SCOPE = "shared"
 _SUPERSEDED_PENALTY = 0.5
+_OUTSIDE_PERIOD = 0.5  # a card dated outside the period the query names: ranks below comparable ones inside
 
 
 class RecallRequest(BaseModel):
@@ -42,6 +50,9 @@ class RecallRequest(BaseModel):
     budget: int | None = Field(None, ge=1)
     scope: str | None = None
     top_k: int | None = Field(None, ge=1)
+    since: datetime | None = None  # only cards dated at or after this…
+    until: datetime | None = None  # …and before this
+    now: datetime | None = None  # what "last week" in the query is counted from (default: the current time)
 
     @property
     def text(self) -> str:
@@ -66,7 +77,8 @@ class Recaller:
 
     def run(self, request: RecallRequest, graph: GraphView, index: VectorStore) -> RecallResult:
         scopes = [request.scope, SHARED_SCOPE] if request.scope else None
-        text = request.text
+        when = _When(request, graph)
+        text = when.text
         query_vec = self._embed(text) if text else None  # None: full-text and graph only
         depth = self._depth(request)
         self._vectors: dict[str, np.ndarray] = {}  # card vectors the full-text searches returned
@@ -78,12 +90,13 @@ class Recaller:
             if unknown:
                 raise NotFoundError(f"no card {unknown[0]!r} (from_nodes)")
             entries = {n: _Hit(n, 1.0) for n in request.from_nodes}
-            hits = self._expand(entries, graph, request, max(depth, 1), query_vec, index)
+            hits = self._expand(entries, graph, request, max(depth, 1), query_vec, index, when)
             for n in request.from_nodes:
                 hits.pop(n, None)  # navigation returns where you can go, not where you are
         else:
-            entries = self._entries(request, text, query_vec, graph, index, scopes)
-            hits = self._expand(entries, graph, request, depth, query_vec, index) if depth else entries
+            entries = when.keep(self._entries(request, text, query_vec, graph, index, scopes))
+            hits = self._expand(entries, graph, request, depth, query_vec, index, when) if depth else entries
+        when.rank(hits)
 
         ranked = sorted(hits.values(), key=_order)
         reference = self._reference_vector(query_vec, request, index)
@@ -140,7 +153,7 @@ class Recaller:
 
     # --- graph walk -----------------------------------------------------------------------
 
-    def _expand(self, entries, graph, request, depth, query_vec, index) -> dict[str, _Hit]:
+    def _expand(self, entries, graph, request, depth, query_vec, index, when: "_When") -> dict[str, _Hit]:
         """Breadth-first along the chosen relations from the best entries, up to `depth` hops."""
         hits = dict(entries)
         wanted = request.relations or None
@@ -157,6 +170,7 @@ class Recaller:
                 current = reached.get(dst) or hits.get(dst)
                 if current is None or score > current.score:  # the best path to a card wins
                     reached[dst] = _Hit(dst, score, hop, rel, fit, [src])
+            reached = when.keep(reached)
             reached = dict(sorted(reached.items(), key=lambda kv: -kv[1].score)[: self.config.expand_per_hop])
             hits.update(reached)
             frontier = list(reached.values())
@@ -282,6 +296,47 @@ def _final_order(ranked: list[_Hit], cards: "_LazyCards", scope: str | None) -> 
         heapq.heappush(checked, (_order(hit), hit, card))
     while checked:
         yield heapq.heappop(checked)[1:]
+
+
+class _When:
+    """The period a recall is about and which cards fall in it: `since`/`until` keep only
+    those (strict); a time phrase in the query ranks the others lower and keeps them."""
+
+    def __init__(self, request: RecallRequest, graph: GraphView) -> None:
+        now = aware(request.now)
+        found = find_phrase(request.text, now) if request.text else None
+        self.text = found[1] if found else request.text  # "last week" is no word to search for
+        self.strict = request.since is not None or request.until is not None
+        if self.strict:  # an explicit range wins over the phrase
+            self.period: Period | None = Period(request.since, request.until)
+        else:
+            self.period = found[0] if found else None
+        self.zone = now.tzinfo
+        self.graph = graph
+        self.moments: dict[str, datetime | None] = {}
+
+    def keep(self, hits: dict[str, _Hit]) -> dict[str, _Hit]:
+        """The hits inside a strict range (all of them otherwise)."""
+        if not self.strict:
+            return hits
+        inside = self._inside(hits)
+        return {cid: hit for cid, hit in hits.items() if cid in inside}
+
+    def rank(self, hits: dict[str, _Hit]) -> None:
+        """A phrase's period: the hits dated outside it score `_OUTSIDE_PERIOD` of what they would."""
+        if self.strict or self.period is None:
+            return
+        inside = self._inside(hits)
+        for cid, hit in hits.items():
+            if cid not in inside:
+                hit.score *= _OUTSIDE_PERIOD
+
+    def _inside(self, ids: Collection[str]) -> set[str]:
+        missing = [cid for cid in ids if cid not in self.moments]
+        if missing:
+            times = self.graph.card_times(missing)
+            self.moments.update((cid, first_moment(times[cid], self.zone) if cid in times else None) for cid in missing)
+        return {cid for cid in ids if self.moments[cid] in self.period}
 
 
 class _LazyCards:

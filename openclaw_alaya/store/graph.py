@@ -15,7 +15,7 @@ import struct
 import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import kuzu
 
@@ -103,6 +103,21 @@ def _loaded(row: dict[str, Any], nullable: frozenset[str]) -> dict[str, Any]:
 
 _CARD_NULLABLE = frozenset({"valid_from", "valid_until", "last_accessed"})
 _SESSION_NULLABLE = frozenset({"started_at", "title", "last_card", "agent_id", "path", "ingested_at"})
+
+
+class CardTimes(NamedTuple):
+    """What a card is dated by, best first (`recall/periods.first_moment` picks): its
+    `valid_from`, the start of the session it was first distilled from, its `created_at`."""
+
+    valid_from: str | None
+    session_start: str | None
+    created_at: str | None
+
+
+def first_source(sources: str | None) -> str | None:
+    """The session a card was first distilled from, out of its stored `sources` JSON."""
+    found = json.loads(sources or "[]")
+    return found[0]["session_id"] if found else None
 
 
 Edge = tuple[str, str, int, float]  # (from card id, relation name, the other card's node offset, weight)
@@ -400,6 +415,22 @@ class GraphStore:
         for cid in ids:
             rows += self._conn.execute(statement, {"id": cid}).get_all()
         return rows
+
+    def card_times(self, ids: Iterable[str] | None = None) -> dict[str, CardTimes]:
+        """What dates each of these cards (every card when None): recall's time ranges, the
+        time buckets."""
+        fields = "c.id, c.valid_from, c.created_at, c.sources"
+        if ids is None:
+            rows = self._rows(f"MATCH (c:Card) RETURN {fields}")
+        else:
+            wanted = list(dict.fromkeys(ids))
+            rows = self._by_ids(fields, wanted) if wanted else []
+        firsts = {cid: first_source(sources) for cid, _valid, _created, sources in rows}
+        sessions = sorted(set(firsts.values()) - {None})
+        starts = dict(self._rows("UNWIND $ids AS want MATCH (s:Session {id: want}) RETURN s.id, s.started_at",
+                                 {"ids": sessions})) if sessions else {}
+        return {cid: CardTimes(valid or None, starts.get(firsts[cid]) or None, created or None)
+                for cid, valid, created, _sources in rows}
 
     def card_ids_mentioning(self, names: list[str]) -> list[str]:
         """Cards linked to any of these entity names or aliases (case-insensitive)."""

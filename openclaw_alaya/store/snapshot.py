@@ -3,9 +3,10 @@ once (`alaya serve`, an application calling `Alaya.recall` in a loop).
 
 A recall on Kuzu at 100k cards spends most of its time there: opening the database read-only
 (~10 ms), one primary-key lookup per card it returns and per card it explores from (~0.5 ms
-each), closing it. A snapshot answers the same four questions (`get_cards`, `neighbours`,
-`fanout`, `card_ids_mentioning`) from memory: the cards as one Arrow table (~70 MB at 100k),
-the card-card edges as numpy arrays sorted both ways, and the entity mentions.
+each), closing it. A snapshot answers the same five questions (`get_cards`, `neighbours`,
+`fanout`, `card_ids_mentioning`, `card_times`) from memory: the cards as one Arrow table (~70 MB
+at 100k), the card-card edges as numpy arrays sorted both ways, the entity mentions, and when
+each session started.
 
 It is only used while the graph is the one it was read from: `graph_store.version` (the
 generation every read-write open bumps, and the file's identity) is compared under the read
@@ -27,23 +28,26 @@ from .graph import (
     CARD_FIELDS,
     CARD_RELATIONS,
     CUSTOM,
+    CardTimes,
     Edge,
     GraphStore,
     card_from_row,
     count_fanout,
     distinct_edges,
+    first_source,
     version,
 )
 from .native import release_freed_memory
 
 
 class GraphSnapshot:
-    """The cards, card-card edges and entity mentions of one version of the graph."""
+    """The cards, card-card edges, entity mentions and session starts of one version of the graph."""
 
     def __init__(self, graph: GraphStore) -> None:
         self._read_cards(graph)
         self._read_edges(graph)
         self._read_mentions(graph)
+        self._session_starts: dict[str, str | None] = dict(graph.query("MATCH (s:Session) RETURN s.id, s.started_at"))
 
     def _read_cards(self, graph: GraphStore) -> None:
         columns = ", ".join(f"c.{f} AS {f}" for f in CARD_FIELDS)
@@ -93,6 +97,16 @@ class GraphSnapshot:
         found = self._cards.take(rows).drop_columns(["at"]).to_pylist()
         return {row["id"]: card_from_row(row) for row in found}
 
+    def card_times(self, ids: Iterable[str]) -> dict[str, CardTimes]:
+        """As `GraphStore.card_times`."""
+        rows = [self._row_of[cid] for cid in dict.fromkeys(ids) if cid in self._row_of]
+        if not rows:
+            return {}
+        found = self._cards.take(rows).select(["id", "valid_from", "created_at", "sources"]).to_pylist()
+        starts = self._session_starts
+        return {row["id"]: CardTimes(row["valid_from"] or None, starts.get(first_source(row["sources"])) or None,
+                                     row["created_at"] or None) for row in found}
+
     def neighbours(self, ids: list[str], relations: list[str] | None) -> list[tuple[str, str, str, float]]:
         """As `GraphStore.neighbours`."""
         return distinct_edges(self._edges_from(ids), self._ids.__getitem__, relations)
@@ -122,7 +136,7 @@ class GraphSnapshot:
                 yield card_id, self._rel_names[self._rel[i]], int(self._to[i]), float(self._weight[i])
 
 
-GraphView = GraphStore | GraphSnapshot  # what recall reads: both answer the same four questions
+GraphView = GraphStore | GraphSnapshot  # what recall reads: both answer the same five questions
 
 
 class SnapshotKeeper:
