@@ -49,7 +49,7 @@ def test_stdio_lists_the_tools_with_schemas_and_saves_then_finds(tmp_path):
     async def go():
         async with _stdio(data) as client:
             tools = {t.name: t for t in (await client.list_tools()).tools}
-            assert set(tools) == set(TOOL_NAMES) and len(tools) == 9
+            assert set(tools) == set(TOOL_NAMES) and len(tools) == 10
             for tool in tools.values():
                 assert tool.input_schema["type"] == "object" and tool.description
             assert "query" in tools["search_memory"].input_schema["required"]
@@ -57,9 +57,16 @@ def test_stdio_lists_the_tools_with_schemas_and_saves_then_finds(tmp_path):
                                                         "metadata": {"tags": ["infra"], "importance": 0.9}})
             found = await _call(client, "search_memory", {"query": "which postgres version does staging use"})
             context = await _call(client, "get_context", {"query": "staging database", "max_tokens": 200})
-            return saved, found, context
+            future = await _call(client, "search_memory", {"query": "staging postgres",
+                                                           "time_range": {"since": "2999-01-01"}})
+            week = await _call(client, "get_summary", {"period": "week"})
+            with pytest.raises(MCPError, match="since"):
+                await client.call_tool("search_memory", {"query": "x", "time_range": {"since": "someday"}})
+            return saved, found, context, future, week
 
-    saved, found, context = _run(go())
+    saved, found, context, future, week = _run(go())
+    assert future["memories"] == []  # nothing was stored after 2999
+    assert week["cards"] >= 1, week
     assert found["memories"][0]["id"] == saved["card_id"]
     assert "PostgreSQL 16" in context["context"] and context["tokens"] <= 200
 

@@ -1,8 +1,8 @@
 """The memory tools, one method each, thin calls into the engine.
 
 Two families, as the design documents name them: claw-memory (`save_memory`, `search_memory`,
-`get_context`, `delete_memory`, `manage_entities`; `get_summary`, `list_memories` and
-`search_memory`'s `time_range` arrive with the engine's summary, listing and time ranges) and TrulyMEM
+`get_context`, `get_summary`, `delete_memory`, `manage_entities`; `list_memories` arrives with
+the engine's listing) and TrulyMEM
 (`memory_recall`, `memory_commit`, `memory_purge`, `memory_introspect`). The parameters'
 annotations are the tools' JSON schemas (the MCP SDK reads them); a bad value raises
 `InputError`, which the server turns into a JSON-RPC error (so ranges the engine checks, such as
@@ -30,6 +30,11 @@ class SaveMetadata(BaseModel):
     subjects: list[str] = Field(default_factory=list, description="the people, projects or things it is about")
     importance: float = Field(0.7, description="0-1: how much it matters")
     type: str | None = Field(None, description="decision, preference, fact, concept, pattern, gotcha, …")
+
+
+class TimeRange(BaseModel):
+    since: str | None = Field(None, description="ISO date, `7d`, `last week`, `上周`, …")
+    until: str | None = Field(None, description="ISO date or phrase; a date includes its whole day")
 
 
 class TripletIn(BaseModel):
@@ -62,11 +67,14 @@ class MemoryTools:
                                       importance=meta.importance, agent=self.agent)
         return result.model_dump()
 
-    def search_memory(self, query: str, limit: Limit = 10,
+    def search_memory(self, query: str, time_range: TimeRange | None = None, limit: Limit = 10,
                       max_tokens: Annotated[int, Field(ge=50, le=20000)] | None = None) -> dict[str, Any]:
         """Search long-term memory by meaning and words; newest valid facts rank first,
-        superseded ones are marked."""
-        result = self.memory.recall(query, top_k=limit, budget=max_tokens, scope=self.agent)
+        superseded ones are marked. `time_range` keeps only a period; a time phrase in the
+        query itself ("last week") favours that period."""
+        span = time_range or TimeRange()
+        result = self.memory.recall(query, top_k=limit, budget=max_tokens, scope=self.agent,
+                                    since=span.since, until=span.until)
         return {"memories": [_node(n) for n in result.nodes]}
 
     def get_context(self, query: str, max_tokens: Annotated[int, Field(ge=50, le=20000)] = 800) -> dict[str, Any]:
@@ -79,6 +87,11 @@ class MemoryTools:
             lines.append(f"- [{node.type}] {node.title}{flag}: {node.content}".strip())
         text = "\n".join(lines)
         return {"context": text, "tokens": estimate_tokens(text), "cards": [n.card_id for n in result.nodes]}
+
+    def get_summary(self, period: Literal["day", "week", "month"] = "week", at: str | None = None) -> dict[str, Any]:
+        """What memory holds for the day, week or month around `at` (default now): sessions,
+        card counts and types, top tags and highlights."""
+        return self.memory.summary(period, at)
 
     def delete_memory(self, id: str) -> dict[str, Any]:  # noqa: A002 - the tool's parameter name
         """Forget one memory by id: it leaves search and listing and does not come back."""
@@ -137,7 +150,8 @@ class MemoryTools:
         return self.memory.session_report(session_id)
 
 
-TOOL_NAMES = ("save_memory", "search_memory", "get_context", "delete_memory", "manage_entities", "memory_recall", "memory_commit", "memory_purge", "memory_introspect")
+TOOL_NAMES = ("save_memory", "search_memory", "get_context", "get_summary", "delete_memory", "manage_entities",
+              "memory_recall", "memory_commit", "memory_purge", "memory_introspect")
 
 
 def _node(node: Any) -> dict[str, Any]:
