@@ -7,6 +7,7 @@ import kuzu
 
 from openclaw_alaya import Alaya
 from openclaw_alaya.store.graph import GraphStore
+from openclaw_alaya.store.snapshot import GraphSnapshot
 
 
 def _old_store(tmp_path):
@@ -31,6 +32,8 @@ def test_an_old_store_reads_without_the_new_tables_and_gains_them_on_write(tmp_p
     with GraphStore(memory.dirs.graph, read_only=True) as graph:
         assert graph.optional("MATCH (f:Forward) RETURN f.id") == []
         assert graph.optional("MATCH (e:Entity) RETURN e.aliases") == []
+        assert graph.resolve_ids(["card-gone"]) == {}
+        assert GraphSnapshot(graph).resolve_ids(["card-gone"]) == {}
     # a new process (the migration is remembered per file and process)
     from openclaw_alaya.store import graph as graph_module
 
