@@ -147,17 +147,29 @@ def _merged_store(data) -> tuple[str, str]:
 
 
 def _leads_to(data, kept: str, merged: str) -> None:
-    """`get`, `trace` and `recall --from-nodes` of the merged id answer with the kept card
-    (recall twice: the second one reads the in-memory snapshot)."""
+    """`get`, `trace` and `recall --from-nodes` of the merged id answer with the kept card, on
+    the command line and in Python (recall twice: the second one reads the in-memory snapshot)."""
+    got = json.loads(ok(alaya(data, "get", merged, "--json")))["cards"]
+    assert [(c["id"], c["forwarded_from"]) for c in got] == [(kept, merged)]
+    assert {s["session_id"] for s in got[0]["sources"]} == {"s1", "s2"}
+    assert f"({kept})  (merged from {merged})" in ok(alaya(data, "get", merged))
+    traced = json.loads(ok(alaya(data, "trace", merged, "--json")))
+    assert (traced["card_id"], traced["forwarded_from"]) == (kept, merged)
+    assert {s["session_id"] for s in traced["sessions"]} == {"s1", "s2"}
+    assert f"({kept})  (merged from {merged})" in ok(alaya(data, "trace", merged))
+    recalled = json.loads(ok(alaya(data, "recall", "--from-nodes", merged, "--json")))
+    assert recalled["forwarded"] == {merged: kept}
+    reached = {n["card_id"] for n in recalled["nodes"]}
+    assert len(reached) == 2 and not reached & {kept, merged}  # the next card of each session
+    assert f"note: {merged} was merged into {kept}" in ok(alaya(data, "recall", "--from-nodes", merged))
+
     memory = Alaya(data)
     assert [(c.id, c.forwarded_from) for c in memory.get([merged, kept])] == [(kept, merged), (kept, None)]
     traced = memory.trace(merged)
     assert (traced.card_id, traced.forwarded_from) == (kept, merged)
-    assert {s.session_id for s in traced.sessions} == {"s1", "s2"}
     for _snapshot in (False, True):
         result = memory.recall(from_nodes=[merged])
-        reached = {n.card_id for n in result.nodes}
-        assert result.forwarded == {merged: kept} and len(reached) == 2 and not reached & {kept, merged}
+        assert result.forwarded == {merged: kept} and {n.card_id for n in result.nodes} == reached
     assert not memory.graph_views.empty()
 
 
@@ -168,3 +180,43 @@ def test_a_merged_id_leads_to_the_kept_card_in_get_trace_and_recall_also_after_r
     report = json.loads(ok(alaya(data, "rebuild", "--json")))
     assert report["replayed"]["merge"] == 1
     _leads_to(data, kept, merged)
+
+
+# --- the command line ------------------------------------------------------------------------
+
+
+def test_list_and_get_on_the_command_line(shelf, monkeypatch):
+    data = shelf.dirs.root
+    table = ok(alaya(data, "list", "--tag", "deploy")).splitlines()
+    assert table[0].split() == ["ID", "TYPE", "TIER", "DATE", "TITLE"]
+    assert [line.split()[:4] for line in table[1:4]] == [
+        ["card-new", "decision", "HOT", "2026-01-21"], ["card-new2", "concept", "WARM", "2026-01-21"],
+        ["card-mid", "gotcha", "WARM", "2026-01-11"]]
+    assert table[-1] == "1-3 of 3 cards"
+    assert ok(alaya(data, "list", "--limit", "1")).splitlines()[-1] == "1-1 of 4 cards; --offset 1 for more"
+    page = json.loads(ok(alaya(data, "list", "--entity", "POSTGRES", "--since", "2025-12-31", "--json")))
+    assert [c["id"] for c in page["cards"]] == ["card-old"] and (page["total"], page["offset"], page["limit"]) == (1, 0, 20)
+    assert ok(alaya(data, "list", "--type", "preference")) == "no matching cards\n"
+    monkeypatch.setenv("ALAYA_NOW", "2026-01-26")  # what `7d` counts back from
+    assert [line.split()[0] for line in ok(alaya(data, "list", "--since", "7d")).splitlines()[1:-1]] == [
+        "card-new", "card-new2"]
+    shown = ok(alaya(data, "get", "card-mid", "card-old")).split("\n---\n")
+    assert len(shown) == 2 and shown[0].startswith("[gotcha] Kuzu needs its wal file in backups  (card-mid)")
+    assert "tags: deploy" in shown[0] and "entities: Kuzu" in shown[0] and "source: s1 turns t1" in shown[0]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["get", "card-zzz"], "no card 'card-zzz'"),
+    (["get", "card-mid", "../x"], "invalid card id '../x'"),
+    (["trace", "card-zzz"], "no card 'card-zzz'"),
+    (["list", "--limit", "5000"], "list: limit must be 0 to 1000 (got 5000)"),
+    (["list", "--limit", "-1"], "list: limit must be 0 to 1000 (got -1)"),
+    (["list", "--offset", "-1"], "list: offset must be 0 or more (got -1)"),
+    (["list", "--tier", "warmish"], "list: unknown tier 'warmish' (use HOT, WARM, COLD)"),
+    (["list", "--until", "soon"], "until: cannot read 'soon' as a time"),
+])
+def test_command_line_errors_are_one_line(shelf, args, message):
+    result = alaya(shelf.dirs.root, *args)
+    stderr = result.stderr.decode()
+    assert result.returncode == 1 and result.stdout == b""
+    assert stderr.startswith(f"alaya: error: {message}") and stderr.count("\n") == 1  # one line, no traceback
