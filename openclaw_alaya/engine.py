@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from .curate.notes import Remembered
     from .curate.triplets import Committed
     from .embedding import Embedder
+    from .models import CardPage, CardRecord
     from .store.snapshot import GraphView, SnapshotKeeper
     from .store.vectors import VectorStore
 
@@ -302,15 +303,15 @@ class Alaya:
         return summary(self, period, at, now=now)
 
     def trace(self, card: str) -> TraceResult:
-        """The turns a card came from, in their sessions, with a little context around them."""
+        """The turns a card came from, in their sessions, with a little context around them
+        (the id of a card merged into another traces that one)."""
+        from .recall.listing import find_cards
         from .recall.trace import build_trace
 
         self.dirs.require()
         check_id(card, "card id")
         with self.reading("trace") as graph:
-            found = graph.get_cards([card]).get(card)
-            if found is None:
-                raise NotFoundError(f"no card {card!r}")
+            found = find_cards(graph, [card])[0]
             sessions = {s.session_id: graph.get_session(s.session_id) for s in found.sources}
         return build_trace(found, sessions, self.raw)
 
@@ -379,6 +380,33 @@ class Alaya:
 
         self.dirs.require()
         return session_report(self, session_id)
+
+    # --- get / list -----------------------------------------------------------------------
+
+    def get(self, ids: list[str]) -> list["CardRecord"]:
+        """Whole cards, in the order asked; the id of a card merged into another gives that
+        card, with `forwarded_from` (recall/listing.py)."""
+        from .recall.listing import find_cards
+
+        self.dirs.require()
+        wanted = [check_id(i, "card id") for i in ids]
+        with self.reading("get") as graph:
+            return find_cards(graph, wanted)
+
+    def list_cards(self, *, type: str | None = None, tag: str | None = None, entity: str | None = None,
+                   since: str | None = None, until: str | None = None, tier: str | None = None,
+                   scope: str | None = None, limit: int | None = None, offset: int | None = None,
+                   now: datetime | None = None) -> "CardPage":
+        """Cards newest first, a page at a time (`limit` 20 by default, at most 1000), filtered
+        by type, tag, entity (name or alias), tier, scope and when they were created (`since`,
+        `until` and `now` as in `recall`; recall/listing.py)."""
+        from .recall.listing import ListRequest, list_cards
+
+        self.dirs.require()
+        request = ListRequest.checked(type=type, tag=tag, entity=entity, since=since, until=until, tier=tier,
+                                      scope=scope, limit=limit, offset=offset, now=now)
+        with self.reading("list") as graph:
+            return list_cards(graph, request)
 
     # --- link / schema -----------------------------------------------------------------
 

@@ -1,5 +1,6 @@
 """The data shapes every layer agrees on: sessions and turns (L3), cards and links (L2),
-relation names, and the results handed back to callers (ingest, distill, link, recall, trace).
+relation names, and the results handed back to callers (ingest, distill, link, recall, trace,
+get, list).
 
 They are pydantic models so that whatever is parsed from a file or stdin is validated once,
 at the edge, and `model_dump()` is exactly the JSON the CLI prints.
@@ -175,6 +176,9 @@ class RecallResult(BaseModel):
     nodes: list[RecallNode] = Field(default_factory=list)
     explorable: list[Explorable] = Field(default_factory=list)
     h_distance_avg: float = 0.0
+    # from_nodes given by the id of a card since merged into another: old id → the card
+    # navigated from instead
+    forwarded: dict[str, str] = Field(default_factory=dict)
 
 
 class TraceSession(BaseModel):
@@ -191,6 +195,22 @@ class TraceResult(BaseModel):
     content: str
     type: str
     sessions: list[TraceSession]
+    forwarded_from: str | None = None  # the id asked for, when that card was merged into this one
+
+
+class CardRecord(Card):
+    """A card as `get` returns it."""
+
+    forwarded_from: str | None = None  # the id asked for, when that card was merged into this one
+
+
+class CardPage(BaseModel):
+    """One page of `list`: the cards from `offset`, at most `limit`, of `total` that match."""
+
+    cards: list[Card]
+    total: int
+    offset: int
+    limit: int
 
 
 class Distiller(Protocol):

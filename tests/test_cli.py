@@ -40,7 +40,7 @@ def demo_dir(tmp_path_factory) -> Path:
 
 def test_recall_json_and_trace(demo_dir):
     out = json.loads(ok(alaya(demo_dir, "recall", "billing service database connections", "--json")))
-    assert set(out) == {"nodes", "explorable", "h_distance_avg"}
+    assert set(out) == {"nodes", "explorable", "h_distance_avg", "forwarded"}
     node = out["nodes"][0]
     assert node["card_id"].startswith("card-") and node["sources"][0]["turn_ids"]
     for key in ("title", "content", "score", "h_distance", "matched_rel", "rel_similarity", "type", "tags", "tier"):

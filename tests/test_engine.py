@@ -64,7 +64,7 @@ def test_recall_json_shape_and_trace_back_to_turns(memory):
     _ingest(memory, "s-ops", OPS)
     result = memory.recall("why did pgbouncer run out of connections?")
     dumped = result.model_dump()
-    assert set(dumped) == {"nodes", "explorable", "h_distance_avg"}
+    assert set(dumped) == {"nodes", "explorable", "h_distance_avg", "forwarded"}
     node = dumped["nodes"][0]
     assert {"card_id", "title", "content", "score", "h_distance", "matched_rel", "rel_similarity",
             "type", "tags", "tier", "sources"} <= set(node)

@@ -7,22 +7,37 @@ import kuzu
 
 from openclaw_alaya import Alaya
 from openclaw_alaya.store.graph import GraphStore
+from openclaw_alaya.store.snapshot import GraphSnapshot
 
 
-def _old_store(tmp_path):
-    memory = Alaya(tmp_path / "data")
-    memory.init()
-    path = memory.dirs.graph
-    db = kuzu.Database(str(path))
-    conn = kuzu.Connection(db)  # back to the schema before Entity types, aliases and Forward
+def downgrade(memory) -> None:
+    """Back to the schema before Entity types, aliases and Forward, keeping the entities and
+    the cards' mentions of them (a store of an earlier version, not yet migrated)."""
+    db = kuzu.Database(str(memory.dirs.graph))
+    conn = kuzu.Connection(db)
+    names = [row[0] for row in conn.execute("MATCH (e:Entity) RETURN e.name").get_all()]
+    mentions = [{"card": card, "name": name}
+                for card, name in conn.execute("MATCH (c:Card)-[:MENTIONS]->(e:Entity) RETURN c.id, e.name").get_all()]
     conn.execute("DROP TABLE MENTIONS")
     conn.execute("DROP TABLE Entity")
     conn.execute("DROP TABLE Forward")
     conn.execute("CREATE NODE TABLE Entity(name STRING PRIMARY KEY)")
     conn.execute("CREATE REL TABLE MENTIONS(FROM Card TO Entity)")
-    conn.execute("CREATE (:Entity {name: 'Kuzu'})")
+    for name in names:
+        conn.execute("CREATE (:Entity {name: $name})", {"name": name})
+    for row in mentions:
+        conn.execute("MATCH (c:Card {id: $card}), (e:Entity {name: $name}) CREATE (c)-[:MENTIONS]->(e)", row)
     conn.close()
     db.close()
+
+
+def _old_store(tmp_path):
+    memory = Alaya(tmp_path / "data")
+    memory.init()
+    with memory.writing("test") as graph:
+        with graph:
+            graph.query("CREATE (:Entity {name: 'Kuzu'})")
+    downgrade(memory)
     return memory
 
 
@@ -31,6 +46,8 @@ def test_an_old_store_reads_without_the_new_tables_and_gains_them_on_write(tmp_p
     with GraphStore(memory.dirs.graph, read_only=True) as graph:
         assert graph.optional("MATCH (f:Forward) RETURN f.id") == []
         assert graph.optional("MATCH (e:Entity) RETURN e.aliases") == []
+        assert graph.resolve_ids(["card-gone"]) == {}
+        assert GraphSnapshot(graph).resolve_ids(["card-gone"]) == {}
     # a new process (the migration is remembered per file and process)
     from openclaw_alaya.store import graph as graph_module
 

@@ -49,7 +49,7 @@ def test_stdio_lists_the_tools_with_schemas_and_saves_then_finds(tmp_path):
     async def go():
         async with _stdio(data) as client:
             tools = {t.name: t for t in (await client.list_tools()).tools}
-            assert set(tools) == set(TOOL_NAMES) and len(tools) == 10
+            assert set(tools) == set(TOOL_NAMES) and len(tools) == 11
             for tool in tools.values():
                 assert tool.input_schema["type"] == "object" and tool.description
             assert "query" in tools["search_memory"].input_schema["required"]
@@ -60,11 +60,13 @@ def test_stdio_lists_the_tools_with_schemas_and_saves_then_finds(tmp_path):
             future = await _call(client, "search_memory", {"query": "staging postgres",
                                                            "time_range": {"since": "2999-01-01"}})
             week = await _call(client, "get_summary", {"period": "week"})
+            listed = await _call(client, "list_memories", {"filters": {"tag": "INFRA"}, "limit": 5})
             with pytest.raises(MCPError, match="since"):
                 await client.call_tool("search_memory", {"query": "x", "time_range": {"since": "someday"}})
-            return saved, found, context, future, week
+            return saved, found, context, future, week, listed
 
-    saved, found, context, future, week = _run(go())
+    saved, found, context, future, week, listed = _run(go())
+    assert [c["id"] for c in listed["cards"]] == [saved["card_id"]] and (listed["total"], listed["limit"]) == (1, 5)
     assert future["memories"] == []  # nothing was stored after 2999
     assert week["cards"] >= 1, week
     assert found["memories"][0]["id"] == saved["card_id"]

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..errors import UNWRITABLE, AlayaError, InputError
-from . import common, configure, curate, hook, maintenance, ops, serve
+from . import cards, common, configure, curate, hook, maintenance, ops, serve
 from .common import print_json
 from .render import render_recall, render_schema, render_status, render_trace
 
@@ -337,8 +337,8 @@ def _parser() -> argparse.ArgumentParser:
                             help="e.g. `alaya completion bash > ~/.local/share/bash-completion/completions/alaya`")
     # hook session-start|end; plugins, introspect, backup, cron; reembed, verify, rebuild, export,
     # import-memex; serve start|run|stop|status; config get|set; remember, correct, commit, forget,
-    # purge, entities, mcp
-    for group in (hook, ops, maintenance, serve, configure, curate):
+    # purge, entities, mcp; get, list
+    for group in (hook, ops, maintenance, serve, configure, curate, cards):
         group.add_commands(sub, command)
     return parser
 

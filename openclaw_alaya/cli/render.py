@@ -16,9 +16,9 @@ def _snippet(text: str) -> str:
 
 
 def render_recall(result: RecallResult) -> str:
+    lines = [f"note: {old} was merged into {new}; navigating from {new}" for old, new in result.forwarded.items()]
     if not result.nodes:
-        return "no matching memories"
-    lines: list[str] = []
+        return "\n".join([*lines, "no matching memories"])
     for i, node in enumerate(result.nodes, 1):
         via = f" · via {node.matched_rel} (rel {node.rel_similarity:.2f})" if node.matched_rel else ""
         lines.append(f"{i}. [{node.type}] {node.title}  ({node.card_id})")
@@ -35,7 +35,8 @@ def render_recall(result: RecallResult) -> str:
 
 
 def render_trace(result: TraceResult) -> str:
-    lines = [f"[{result.type}] {result.title}  ({result.card_id})", _snippet(result.content), ""]
+    merged = f"  (merged from {result.forwarded_from})" if result.forwarded_from else ""
+    lines = [f"[{result.type}] {result.title}  ({result.card_id}){merged}", _snippet(result.content), ""]
     for session in result.sessions:
         lines.append(f"session {session.session_id} ({session.started_at or 'undated'}) — {session.path}")
         sources = {turn.id for turn in session.turns}

@@ -121,7 +121,7 @@ def _forget(memory: "Memory", cards: list[Card], *, reason: str, purge_raw: bool
             tombstones.record(memory.raw, records)  # L3 first: from here on nothing brings them back
             if ids:
                 graph.query("MATCH (c:Card) WHERE c.id IN $ids DETACH DELETE c", {"ids": ids})
-                graph.optional("MATCH (f:Forward) WHERE f.target IN $ids DELETE f", {"ids": ids})
+                graph.drop_forwards_to(ids)
             if session:
                 _drop_source(graph, shared or [], session)
                 graph.query("MATCH (s:Session {id: $id}) DETACH DELETE s", {"id": session})

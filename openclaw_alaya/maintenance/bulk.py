@@ -39,8 +39,10 @@ def set_cards(graph: Any, rows: list[dict[str, Any]], types: dict[str, pa.DataTy
 
 
 def delete_cards(graph: Any, ids: list[str]) -> None:
+    """The cards, their edges, and the forwards of merged ids to them (GraphStore.forward)."""
     if ids:
         _load(graph, "LOAD FROM $rows MATCH (c:Card {id: id}) DETACH DELETE c", [{"id": i} for i in ids], {"id": pa.string()})
+        graph.drop_forwards_to(ids)
 
 
 def add_links(graph: Any, links: list[Link]) -> None:

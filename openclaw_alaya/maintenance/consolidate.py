@@ -8,8 +8,9 @@ pairs — and only within one scope (an agent's cards are never merged into anot
   content words ≥ `introspect.merge_min_overlap`, neither card superseded): the pair is merged.
   The kept card is the more used one (then the older, then the smaller id); it takes the other's
   provenance (sources, EXTRACTED_FROM edges, L3 contexts), tags, entities, usage and edges; the
-  other card leaves L2 and L1. Its L3 context file stays, and the merge is recorded in
-  `raw/curation.jsonl` so `alaya rebuild` replays it.
+  other card leaves L2 and L1, and its id forwards to the kept card (a `Forward` node: `alaya
+  get`, `trace` and `recall --from-nodes` still accept it). Its L3 context file stays, and the
+  merge is recorded in `raw/curation.jsonl` so `alaya rebuild` replays it.
 - `introspect.similar_threshold` ≤ cosine (or a pair above the merge threshold that fails the
   check): linked `SIMILAR_TO` (weight = cosine) unless already linked, at most
   `introspect.max_similar_links` new links per card and run, best first.
@@ -295,4 +296,5 @@ def merge_in_graph(graph: Any, ok: dict[str, list[str]], planned: dict[str, Card
     graph.link_to_sessions([
         {"card": k, "session": s.session_id, "turns": s.turn_ids} for k in ok for s in planned[k].sources
     ])
+    graph.forward(mapping)  # the dropped ids keep resolving to the kept cards (get, trace, recall)
     bulk.delete_cards(graph, drops)

@@ -8,7 +8,9 @@ layout").
    `raw/links.jsonl` (links made with `alaya link`) and `raw/curation.jsonl` (the resolver's
    merges, CONTRADICTS links and supersedes — an old fact's `valid_until` — introspect's
    merges, forgets and SIMILAR_TO links, and what `alaya correct`, `commit` and `entities`
-   did). Sessions and cards forgotten on purpose (`raw/tombstones.jsonl`) are not derived.
+   did). A replayed merge forwards the merged id to the kept card as the merge did
+   (consolidate.merge_in_graph), so old ids keep resolving. Sessions and cards forgotten on
+   purpose (`raw/tombstones.jsonl`) are not derived.
    Usage (access counts, last access, creation time, temperature and tier) is carried over from the old graph for cards that still exist (not
    from a damaged one: the report says so); COLD cards get no L1 row. Nothing of the old graph
    or index is needed, so a rebuild mends a damaged or missing one.
@@ -256,7 +258,7 @@ def _replay(memory: "Memory", graph: GraphStore, index: Any, stamp: str, records
             if not card or not graph.get_cards([card]):
                 done["skipped"] += 1
                 continue
-            graph.query("MATCH (c:Card) WHERE c.id = $id DETACH DELETE c", {"id": card})
+            delete_cards(graph, [card])
             index.delete_cards([card])
             done["forget"] += 1
         elif op == "entity":  # `alaya entities` and commit's entity types

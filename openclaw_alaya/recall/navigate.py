@@ -15,6 +15,9 @@ Time (`periods.py`): `since`/`until` keep only the cards dated inside that range
 along the walk; a time phrase in the query ("last week", 上周) is taken out of the words searched
 for and ranks the cards dated outside its period lower, without dropping them (people say "last
 week" loosely). A card is dated by the session it came from (`periods.first_moment`).
+
+A from_node given by the id of a card since merged into another (introspect's consolidate)
+navigates from the card it went into; `RecallResult.forwarded` maps the old id to it.
 """
 
 from __future__ import annotations
@@ -76,6 +79,12 @@ class Recaller:
         self.embedder = embedder
 
     def run(self, request: RecallRequest, graph: GraphView, index: VectorStore) -> RecallResult:
+        # a from_node merged into another card since (introspect's consolidate): navigate from
+        # the card it went into, and say so in `forwarded`
+        forwarded = graph.resolve_ids(request.from_nodes) if request.from_nodes else {}
+        if forwarded:
+            current = dict.fromkeys(forwarded.get(n, n) for n in request.from_nodes)
+            request = request.model_copy(update={"from_nodes": list(current)})
         scopes = [request.scope, SHARED_SCOPE] if request.scope else None
         when = _When(request, graph)
         text = when.text
@@ -107,7 +116,7 @@ class Recaller:
             nodes.sort(key=lambda n: (n.h_distance, -n.score))
         explorable = self._explorable(nodes, graph, reference, index)
         avg = round(sum(n.h_distance for n in nodes) / len(nodes), 4) if nodes else 0.0
-        return RecallResult(nodes=nodes, explorable=explorable, h_distance_avg=avg)
+        return RecallResult(nodes=nodes, explorable=explorable, h_distance_avg=avg, forwarded=forwarded)
 
     def _embed(self, text: str) -> np.ndarray | None:
         """The query's vector, or None when the embedder is unavailable (a remote one down):

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..models import Card, TraceResult, TraceSession
+from ..models import CardRecord, TraceResult, TraceSession
 from ..store.raw import RawStore
 
 CONTEXT_TURNS = 2  # turns shown before and after each source turn
 
 
-def build_trace(card: Card, sessions: dict[str, dict[str, Any] | None], raw: RawStore) -> TraceResult:
+def build_trace(card: CardRecord, sessions: dict[str, dict[str, Any] | None], raw: RawStore) -> TraceResult:
     found = []
     for source in card.sources:
         session = raw.load(source.session_id)
@@ -32,4 +32,5 @@ def build_trace(card: Card, sessions: dict[str, dict[str, Any] | None], raw: Raw
                 context=[session.turns[i] for i in around],
             )
         )
-    return TraceResult(card_id=card.id, title=card.title, content=card.content, type=card.type, sessions=found)
+    return TraceResult(card_id=card.id, title=card.title, content=card.content, type=card.type, sessions=found,
+                       forwarded_from=card.forwarded_from)

@@ -3,7 +3,8 @@
 A GraphStore is opened inside the data directory lock and closed before the lock is released
 (docs/architecture.md, "The lock protocol"): read-only under the shared lock, read-write under
 the exclusive one. Card and Session nodes, core relation tables, and one CUSTOM table whose
-`type` names the relation.
+`type` names the relation; Forward nodes keep the ids of cards merged into others resolving
+(`forward`, `resolve_ids`).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ _SCHEMA = [
     " started_at STRING, ingested_at STRING, path STRING, title STRING, source_format STRING,"
     " turn_count INT64, distilled_turns INT64, last_card STRING)",
     "CREATE NODE TABLE IF NOT EXISTS Entity(name STRING PRIMARY KEY, type STRING, aliases STRING[])",
-    # a card merged into another (introspect's consolidate): its old id still resolves
+    # a card merged into another (introspect's consolidate): its old id still resolves (`forward`)
     "CREATE NODE TABLE IF NOT EXISTS Forward(id STRING PRIMARY KEY, target STRING)",
     *[
         f"CREATE REL TABLE IF NOT EXISTS {rel}(FROM Card TO Card, weight DOUBLE, created_at STRING)"
@@ -446,6 +447,36 @@ class GraphStore:
         """Lower-cased alias → the entity's name (none in a store not migrated yet)."""
         rows = self.optional("MATCH (e:Entity) WHERE size(e.aliases) > 0 UNWIND e.aliases AS a RETURN lower(a), e.name")
         return {alias: name for alias, name in rows}
+
+    # --- forwards: merged-away card ids ----------------------------------------------------
+
+    def forward(self, merged: dict[str, str]) -> None:
+        """Record merges (dropped id -> kept id) so the dropped ids keep resolving
+        (`resolve_ids`). Forwards that led to a dropped card lead on to its keeper, so every
+        forward points at a card that exists: a -> b, then b merged into c, gives a -> c."""
+        if not merged:
+            return
+        rows = [{"id": drop, "target": keep} for drop, keep in merged.items()]
+        self._rows("UNWIND $rows AS r MATCH (f:Forward) WHERE f.target = r.id SET f.target = r.target", {"rows": rows})
+        self._rows("UNWIND $rows AS r MERGE (f:Forward {id: r.id}) SET f.target = r.target", {"rows": rows})
+
+    def drop_forwards_to(self, ids: list[str]) -> None:
+        """Forwards to cards that are being deleted (forgotten): an old id of a card that is
+        gone names nothing. UNWIND is a hash join; `f.target IN $ids` tests every forward
+        against the whole list (0.6 s for 5,000 ids over 20,000 forwards)."""
+        if ids:
+            self._rows("UNWIND $ids AS gone MATCH (f:Forward) WHERE f.target = gone DELETE f", {"ids": ids})
+
+    def resolve_ids(self, ids: Iterable[str]) -> dict[str, str]:
+        """Old id -> current id, for the ids that name no card but one merged into another
+        (`forward`); other ids are left out. A store not migrated yet has no forwards."""
+        ids = list(dict.fromkeys(ids))
+        rows = self.optional("UNWIND $ids AS want MATCH (f:Forward {id: want}) RETURN f.id, f.target",
+                             {"ids": ids}) if ids else []
+        if not rows:
+            return {}
+        present = {row[0] for row in self._by_ids("c.id", list({i for row in rows for i in row}))}
+        return {old: new for old, new in rows if old not in present and new in present}
 
     def supersede(self, card_id: str, until: str, now: str) -> None:
         """Set a card's `valid_until` (a newer fact made it untrue), unless it is already set:

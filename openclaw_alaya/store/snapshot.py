@@ -3,10 +3,10 @@ once (`alaya serve`, an application calling `Alaya.recall` in a loop).
 
 A recall on Kuzu at 100k cards spends most of its time there: opening the database read-only
 (~10 ms), one primary-key lookup per card it returns and per card it explores from (~0.5 ms
-each), closing it. A snapshot answers the same five questions (`get_cards`, `neighbours`,
-`fanout`, `card_ids_mentioning`, `card_times`) from memory: the cards as one Arrow table (~70 MB
-at 100k), the card-card edges as numpy arrays sorted both ways, the entity mentions, and when
-each session started.
+each), closing it. A snapshot answers the same six questions (`get_cards`, `neighbours`,
+`fanout`, `card_ids_mentioning`, `card_times`, `resolve_ids`) from memory: the cards as one Arrow
+table (~70 MB at 100k), the card-card edges as numpy arrays sorted both ways, the entity
+mentions, when each session started, and the forwards of merged card ids.
 
 It is only used while the graph is the one it was read from: `graph_store.version` (the
 generation every read-write open bumps, and the file's identity) is compared under the read
@@ -41,13 +41,14 @@ from .native import release_freed_memory
 
 
 class GraphSnapshot:
-    """The cards, card-card edges, entity mentions and session starts of one version of the graph."""
+    """The cards, card-card edges, entity mentions, session starts and forwards of one version of the graph."""
 
     def __init__(self, graph: GraphStore) -> None:
         self._read_cards(graph)
         self._read_edges(graph)
         self._read_mentions(graph)
         self._session_starts: dict[str, str | None] = dict(graph.query("MATCH (s:Session) RETURN s.id, s.started_at"))
+        self._forwards: dict[str, str] = dict(graph.optional("MATCH (f:Forward) RETURN f.id, f.target"))
 
     def _read_cards(self, graph: GraphStore) -> None:
         columns = ", ".join(f"c.{f} AS {f}" for f in CARD_FIELDS)
@@ -121,6 +122,11 @@ class GraphSnapshot:
             found.update(dict.fromkeys(self._ids[at] for at in self._mentions.get(name.lower(), [])))
         return list(found)
 
+    def resolve_ids(self, ids: Iterable[str]) -> dict[str, str]:
+        """As `GraphStore.resolve_ids`."""
+        return {old: self._forwards[old] for old in dict.fromkeys(ids)
+                if old not in self._row_of and self._forwards.get(old) in self._row_of}
+
     def _offset(self, card_id: str) -> int | None:
         row = self._row_of.get(card_id)
         return None if row is None else int(self._at[row])
@@ -136,7 +142,7 @@ class GraphSnapshot:
                 yield card_id, self._rel_names[self._rel[i]], int(self._to[i]), float(self._weight[i])
 
 
-GraphView = GraphStore | GraphSnapshot  # what recall reads: both answer the same five questions
+GraphView = GraphStore | GraphSnapshot  # what recall reads: both answer the same six questions
 
 
 class SnapshotKeeper:

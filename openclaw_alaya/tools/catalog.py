@@ -1,8 +1,7 @@
 """The memory tools, one method each, thin calls into the engine.
 
 Two families, as the design documents name them: claw-memory (`save_memory`, `search_memory`,
-`get_context`, `get_summary`, `delete_memory`, `manage_entities`; `list_memories` arrives with
-the engine's listing) and TrulyMEM
+`get_context`, `get_summary`, `list_memories`, `delete_memory`, `manage_entities`) and TrulyMEM
 (`memory_recall`, `memory_commit`, `memory_purge`, `memory_introspect`). The parameters'
 annotations are the tools' JSON schemas (the MCP SDK reads them); a bad value raises
 `InputError`, which the server turns into a JSON-RPC error (so ranges the engine checks, such as
@@ -35,6 +34,15 @@ class SaveMetadata(BaseModel):
 class TimeRange(BaseModel):
     since: str | None = Field(None, description="ISO date, `7d`, `last week`, `上周`, …")
     until: str | None = Field(None, description="ISO date or phrase; a date includes its whole day")
+
+
+class ListFilters(BaseModel):
+    type: str | None = Field(None, description="decision, preference, fact, concept, pattern, gotcha, …")
+    tag: str | None = None
+    entity: str | None = Field(None, description="a person, project or thing, by name or alias")
+    since: str | None = Field(None, description="created from: ISO date, `7d`, `last week`, …")
+    until: str | None = Field(None, description="created until; a date includes its whole day")
+    tier: Literal["HOT", "WARM", "COLD"] | None = None
 
 
 class TripletIn(BaseModel):
@@ -93,6 +101,13 @@ class MemoryTools:
         card counts and types, top tags and highlights."""
         return self.memory.summary(period, at)
 
+    def list_memories(self, filters: ListFilters | None = None, limit: Limit = 20,
+                      offset: Annotated[int, Field(ge=0)] = 0) -> dict[str, Any]:
+        """Browse stored memories, newest first, by type, tag, entity, creation time or tier:
+        whole cards, with the total that match (page on with `offset`)."""
+        chosen = (filters or ListFilters()).model_dump(exclude_none=True)
+        return self.memory.list_cards(**chosen, scope=self.agent, limit=limit, offset=offset).model_dump()
+
     def delete_memory(self, id: str) -> dict[str, Any]:  # noqa: A002 - the tool's parameter name
         """Forget one memory by id: it leaves search and listing and does not come back."""
         return self.memory.forget([id], reason="delete_memory tool").model_dump()
@@ -150,8 +165,8 @@ class MemoryTools:
         return self.memory.session_report(session_id)
 
 
-TOOL_NAMES = ("save_memory", "search_memory", "get_context", "get_summary", "delete_memory", "manage_entities",
-              "memory_recall", "memory_commit", "memory_purge", "memory_introspect")
+TOOL_NAMES = ("save_memory", "search_memory", "get_context", "get_summary", "list_memories", "delete_memory",
+              "manage_entities", "memory_recall", "memory_commit", "memory_purge", "memory_introspect")
 
 
 def _node(node: Any) -> dict[str, Any]:
