@@ -116,9 +116,12 @@ def test_purge_by_criteria_is_gone_from_recall_and_export_and_stays_gone_after_r
             done = await _call(client, "memory_purge", {"criteria": {"subject_contains": "bob", "relation_type": "PREFERS"}})
             with pytest.raises(MCPError, match="at least one criterion"):
                 await client.call_tool("memory_purge", {"criteria": {}})
-            return dry, done
+            listed = await _call(client, "list_memories", {"limit": 50})
+            return dry, done, listed
 
-    dry, done = _run(go())
+    dry, done, listed = _run(go())
+    assert {c["title"] for c in listed["cards"]} >= {"Carol prefers Emacs"}
+    assert "Bob prefers Vim" not in {c["title"] for c in listed["cards"]}
     assert [c["title"] for c in dry["cards"]] == ["Bob prefers Vim"] and dry["dry_run"]
     assert [c["title"] for c in done["cards"]] == ["Bob prefers Vim"]
 
@@ -135,6 +138,8 @@ def test_purge_by_criteria_is_gone_from_recall_and_export_and_stays_gone_after_r
     assert _alaya(data, "rebuild").returncode == 0
     assert "Bob prefers Vim" not in titles() and "Carol prefers Emacs" in titles()
     assert "ThinkPad" in " ".join(titles())  # purge took only what matched every criterion
+    listed_after = json.loads(_alaya(data, "list", "--json").stdout)["cards"]
+    assert "Bob prefers Vim" not in {c["title"] for c in listed_after} and len(listed_after) == 2
 
 
 def test_a_forgotten_session_is_not_brought_back_by_capturing_it_again(tmp_path):
