@@ -1,13 +1,15 @@
 // Memory injection (before_prompt_build), through `alaya hook session-start --budget N`.
 //
-//  - First turn of a session: the block is returned as `prependContext`, so it lands in the
-//    user message (and the transcript, where capture strips it again: recall-loop prevention).
-//  - A later turn whose history no longer holds that block (compaction summarised it away, or the
-//    first-turn call failed): session-start runs again and the block is returned as
-//    `appendSystemContext`, which is never written into the transcript, so it is neither
-//    duplicated there nor captured back. It is cached per session and returned on the following
-//    turns without a new call; every `refreshEveryTurns` turns it is fetched again and replaced
-//    only when the text changed (a stable system prompt keeps the provider's prompt cache).
+//  - First turn of a session: the block is returned as `prependContext`, so it lands in that
+//    turn's user message. (Where a host keeps it in the transcript, capture strips it again:
+//    recall-loop prevention.)
+//  - A later turn whose history does not hold that block (OpenClaw 2026.9.6 keeps only the plain
+//    prompt in the history; elsewhere compaction summarises it away): the session's block is
+//    returned as `appendSystemContext`, which is never written into the transcript, so it is
+//    neither duplicated there nor captured back. The block is cached per session from the first
+//    turn (or fetched on the first such turn when there is none, e.g. the first call failed) and
+//    returned without a new call; every `refreshEveryTurns` turns it is fetched again and
+//    replaced only when the text changed (a stable system prompt keeps the provider's prompt cache).
 import { RUNTIME_SLACK_MS } from "./run.js";
 import { state, claim } from "./state.js";
 import { isFirstTurn, hasMemoryBlock, sanitizeMessages } from "./messages.js";
@@ -79,6 +81,7 @@ export function registerInjection(api, cfg, call, log) {
       if (first !== false) {
         st.recalled.delete(sessionKey); // a new session under this key (/new, /reset)
         const text = await sessionStart(event, c);
+        remember(sessionKey, { text, turns: 0 });
         return text ? { prependContext: text } : undefined;
       }
       const text = await recalledBlock(sessionKey, event, c);

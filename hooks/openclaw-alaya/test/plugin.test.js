@@ -615,6 +615,19 @@ test("after compaction: a new session under the same key starts over with prepen
   assert.deepEqual(first, { prependContext: "FRESH" });
   const [later] = await fire(hooks, "before_prompt_build", ...turn(9));
   assert.deepEqual(later, { appendSystemContext: "FRESH" }, "the old session's cached block is gone");
+  assert.equal(calls(logdir).length, 2, "the new session's first-turn block is reused");
+});
+
+test("second turn with only the plain prompt in the history (OpenClaw 2026.9.6): the first turn's block, as system context, no call", async () => {
+  const logdir = tmp();
+  const { api, hooks } = fakeApi({ config: { command: ["bash", FAKE, "ok", logdir] } });
+  plugin.register(api);
+  const [first] = await fire(hooks, "before_prompt_build", { prompt: "hello", messages: [] }, CTX);
+  assert.deepEqual(first, { prependContext: "MEMORY-BLOCK" });
+  const history = [{ role: "user", content: "hello" }, { role: "assistant", content: [{ type: "text", text: "hi" }] }];
+  const [second] = await fire(hooks, "before_prompt_build", ...turn(2, history));
+  assert.deepEqual(second, { appendSystemContext: "MEMORY-BLOCK" });
+  assert.equal(calls(logdir).length, 1);
 });
 
 test("after compaction: a failed call injects nothing and the next turn tries again", async () => {
