@@ -10,7 +10,6 @@ import contextlib
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -22,10 +21,12 @@ from .wire import (
     LOG_FILE,
     PID_FILE,
     daemon_argv,
+    instance_held,
     ping,
     remove_socket,
     request,
     socket_path,
+    spawn,
 )
 
 
@@ -75,19 +76,11 @@ def cmd_start(args: argparse.Namespace) -> int:
     if running:
         print(f"alaya serve: already running for {root} (pid {running['pid']})")
         return 0
-    idle = _idle_minutes(root, args.idle_exit)
-    log = open(root / "state" / LOG_FILE, "ab")  # noqa: SIM115 - handed to the child
-    try:
-        proc = subprocess.Popen(
-            daemon_argv(root, idle),
-            stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True, close_fds=True,
-        )
-    finally:
-        log.close()
+    proc = spawn(root, _idle_minutes(root, args.idle_exit))
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         exited = proc.poll() is not None
-        if exited and not _daemon_alive(root):
+        if exited and not instance_held(root):
             raise AlayaError(f"alaya serve exited at start ({_last_line(root / 'state' / LOG_FILE)}); "
                              f"see {root / 'state' / LOG_FILE}")
         running = ping(root)
@@ -198,17 +191,6 @@ def _instance_lock(root: Path) -> Any:
     from filelock import FileLock
 
     return FileLock(str(root / "state" / INSTANCE_LOCK), timeout=0)
-
-
-def _daemon_alive(root: Path) -> bool:
-    """Whether a daemon of `root` runs (answering already, or still starting)."""
-    from filelock import Timeout
-
-    try:
-        with _instance_lock(root):
-            return False
-    except Timeout:
-        return True
 
 
 def _remove_stale(root: Path) -> None:
