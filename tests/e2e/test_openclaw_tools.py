@@ -231,7 +231,8 @@ def test_active_memory_recalls_through_memory_search(oc):
     sub-agent against the plugin's memory_search, and its summary reaches the main turn. It runs
     only in interactive sessions (here the Gateway's webchat `chat.send`), not in `--local`."""
     enable = [("plugins.entries.active-memory.enabled", "true"),
-              ("plugins.entries.active-memory.config.agents", '["main"]')]
+              ("plugins.entries.active-memory.config.agents", '["main"]'),
+              ("plugins.entries.active-memory.config.logging", "true")]  # its start/done lines, for the report
     for key, value in enable:
         oc.run("config", "set", key, value, "--strict-json")
     gw = Gateway(oc)
@@ -247,9 +248,10 @@ def test_active_memory_recalls_through_memory_search(oc):
             assert wait_for(main_turn, 120, 1.0), (
                 "the main turn never reached the model\n" + "\n".join(
                     line for line in gw.output().splitlines() if "active-memory" in line or PLUGIN_ID in line)[-4000:])
+        wait_for(lambda: " done status=" in gw.output(), 15)  # its log line may trail the request
         recall = [b for b in oc.stub.chat_requests() if is_active_memory_request(b)]
-        am_log = [line for line in gw.output().splitlines() if "active-memory" in line]
-        print("[e2e] " + "\n[e2e] ".join(am_log[-6:]))
+        am_log = [line for line in gw.output().splitlines() if "active-memory:" in line]
+        print("[e2e] " + "\n[e2e] ".join(line for line in am_log if " done " in line or "skipped" in line))
         assert recall, "Active Memory's sub-agent never called the model:\n" + "\n".join(am_log)
         tools = offered_tools(recall[0])
         assert {"memory_search", "memory_get"} <= set(tools), f"Active Memory's sub-agent tools: {tools}"
