@@ -98,10 +98,23 @@ function declared(params, spec) {
   return out;
 }
 
-function toResult(out) {
+function toResult(name, out) {
   const text = typeof out.text === "string" ? out.text : JSON.stringify(out);
   const details = out.details && typeof out.details === "object" ? out.details : {};
-  return { content: [{ type: "text", text }], details };
+  return { content: [{ type: "text", text }], details: withRecallEvidence(name, text, details) };
+}
+
+/** Active Memory (OpenClaw 2026.9.6) keeps its sub-agent's summary only when a memory tool
+ * result counts as evidence: memory_search's `details.results` a non-empty list, memory_get's
+ * `details.text` a non-empty string (hasUsableMemoryResultInSessionRecord); otherwise it reports
+ * status=no_relevant_memory and drops the summary. alaya's recall JSON has `nodes`, so it is
+ * named `results` too; memory_get's text (when it found something) is its answer's text. */
+export function withRecallEvidence(name, text, details) {
+  if (name === "memory_search" && details.results === undefined && Array.isArray(details.nodes)) {
+    return { ...details, results: details.nodes };
+  }
+  if (name === "memory_get" && details.text === undefined && details.results?.length > 0) return { ...details, text };
+  return details;
 }
 
 /** One concrete tool for a run; ctx is OpenClaw's tool context (agentId, sessionKey, sessionId). */
@@ -115,7 +128,7 @@ export function makeTool(spec, ctx, cfg, call, log) {
     async execute(_toolCallId, params) {
       const payload = { agentId: ctx.agentId, sessionKey: ctx.sessionKey, sessionId: ctx.sessionId, params: declared(params, spec) };
       try {
-        return toResult(await call(["hook", "tool", spec.name], payload, cfg.toolTimeoutMs));
+        return toResult(spec.name, await call(["hook", "tool", spec.name], payload, cfg.toolTimeoutMs));
       } catch (err) {
         log.warn(`${spec.name} failed: ${err?.message ?? err}`);
         // A rejected execute is OpenClaw's documented failure path: the agent loop turns it into
