@@ -566,6 +566,11 @@ class Alaya:
     def knows(self, query: str, token: str) -> bool:
         return token in json.dumps(self.recall(query))
 
+    def card_texts(self) -> str:
+        """Every stored card's title and content (alaya list), to check what was captured."""
+        cards = json.loads(self.run("list", "--json", "--limit", "1000").stdout)["cards"]
+        return "\n".join(f"{c['title']}\n{c['content']}" for c in cards)
+
     def stop_daemon(self) -> None:
         """`alaya serve stop` for this data dir (nothing to stop is fine)."""
         self.run("serve", "stop", check=False, timeout=60)

@@ -116,6 +116,10 @@ def called_tool(result: dict) -> str | None:
         return None
 
 
+def message_text_of_user(body: dict) -> str:
+    return "\n".join(message_text(m) for m in body.get("messages") or [] if m.get("role") == "user")
+
+
 def result_of(body: dict, tool: str) -> str:
     """The text of the last result of `tool` that `body` carries."""
     found = [r["content"] for r in tool_results(body) if called_tool(r) == tool]
@@ -265,6 +269,13 @@ def test_active_memory_recalls_through_memory_search(oc):
             "Active Memory's summary did not reach the main turn (OpenClaw counts a memory_search "
             "result as evidence only when details.results is a non-empty list)\n"
             f"main user message: {main[:2000]!r}\n" + "\n".join(am_log))
+
+        # Its hidden session is not a conversation to remember (recall-loop prevention): once the
+        # main turn is captured, nothing of the sub-agent's prompt is in memory.
+        print(f"[e2e] alaya's block in Active Memory's own prompt: {BLOCK_OPEN in message_text_of_user(recall[0])}")
+        assert wait_for(lambda: PROMPT_ACTIVE in oc.alaya.card_texts(), 60, 1.0), "the main turn was not captured"
+        assert ACTIVE_MEMORY_MARK not in oc.alaya.card_texts(), (
+            "the plugin captured Active Memory's hidden recall session into memory")
     finally:
         gw.stop()
         oc.run("config", "unset", "plugins.entries.active-memory")
