@@ -13,6 +13,7 @@
 import { RUNTIME_SLACK_MS } from "./run.js";
 import { state, claim } from "./state.js";
 import { isFirstTurn, hasMemoryBlock, sanitizeMessages } from "./messages.js";
+import { isHiddenRecallSession } from "./sessions.js";
 
 const MAX_CACHED_SESSIONS = 500;
 
@@ -67,6 +68,7 @@ export function registerInjection(api, cfg, call, log) {
   const handler = async (event, ctx) => {
     try {
       const c = ctx ?? {};
+      if (isHiddenRecallSession(c)) return undefined;
       const first = isFirstTurn(event?.messages);
       const sessionTag = `${c.agentId ?? ""}|${c.sessionKey ?? ""}|${c.sessionId ?? ""}`;
       // sessionId changes when compaction rotates the session; sessionKey stays.

@@ -12,6 +12,7 @@ import { registerInjection } from "./inject.js";
 import { registerTools } from "./tools.js";
 import { registerDaemon } from "./daemon.js";
 import { registerCapability } from "./capability.js";
+import { isHiddenRecallSession } from "./sessions.js";
 
 export const PLUGIN_ID = "openclaw-alaya";
 
@@ -103,6 +104,7 @@ export function registerAlaya(api) {
         log.warn(`${hookName}: no sessionId/sessionKey in the hook context; capture skipped`);
         return undefined;
       }
+      if (isHiddenRecallSession({ sessionKey, sessionId })) return undefined;
       const last = messages[messages.length - 1];
       const key = `capture|${hookName}|${c.runId ?? event?.runId ?? ""}|${sessionKey ?? ""}|${sessionId ?? ""}|${messages.length}|${last?.timestamp ?? ""}|${event?.reason ?? ""}`;
       if (!claim(key)) return undefined;
