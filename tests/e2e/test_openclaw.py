@@ -117,6 +117,10 @@ def test_plugin_is_installed_enabled_and_has_hook_access(oc):
     assert info["plugin"]["activated"] is True
     hooks = {h["name"] for h in info["typedHooks"]}
     assert {"before_prompt_build", "agent_end", "before_reset", "session_end", "before_compaction"} <= hooks
+    # What the README's "Verify" promises: a memory-slot plugin with its four tools and the daemon.
+    assert info["plugin"]["kind"] == "memory"
+    assert set(info["plugin"]["toolNames"]) == {"memory_search", "memory_get", "memory_store", "memory_forget"}
+    assert "openclaw-alaya-daemon" in info["services"]
     assert info["policy"]["allowConversationAccess"] is True
     blocked = [d for d in info["diagnostics"] if "blocked" in json.dumps(d)]
     assert not blocked, f"OpenClaw blocks the plugin's hooks: {blocked}"
