@@ -227,7 +227,10 @@ def active_memory_script(body: dict):
     if not done:
         return [ToolCall("memory_search", {"query": SEARCH_QUERY})]
     hit = next((line for r in done for line in r["content"].splitlines() if SEED_TOKEN in line), None)
-    return f"User's payments queue note: {hit[:160]}" if hit else "NONE"
+    if not hit:
+        return "NONE"
+    at = hit.index(SEED_TOKEN)  # keep the summary under Active Memory's 220 characters
+    return f"User's payments queue note: {hit[max(0, at - 80):at + 60]}"
 
 
 def test_active_memory_recalls_through_memory_search(oc):
