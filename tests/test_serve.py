@@ -348,7 +348,7 @@ def test_agent_tools_trace_and_get_are_served_and_a_store_is_found_at_once(daemo
     assert local.returncode == 1  # and the daemon's writes are the store's: forgotten in process too
 
 
-def test_only_read_commands_are_served(daemon):
+def test_commands_the_daemon_does_not_serve_are_refused(daemon):
     reply = request(daemon, {"op": "run", "argv": ["--data-dir", str(daemon), "init"], "stdin": None})
     assert reply["ok"] is False and reply["error"] == "command not served"
     reply = request(daemon, {"op": "run", "argv": ["--data-dir", "/elsewhere", "recall", "x"], "stdin": None})

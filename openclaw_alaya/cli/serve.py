@@ -31,7 +31,8 @@ from .wire import (
 
 
 def add_commands(sub: Any, command: Any) -> None:
-    serve = command("serve", _usage, "resident daemon that answers session-start and recall fast", json_flag=False)
+    serve = command("serve", _usage, "resident daemon that answers the hooks, agent tools, recall, trace and get fast",
+                    json_flag=False)
     serve_sub = serve.add_subparsers(title="actions", metavar="ACTION")
     start = serve_sub.add_parser("start", help="start the daemon in the background and wait until it answers")
     start.add_argument("--idle-exit", type=float, metavar="MINUTES",
