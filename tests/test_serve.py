@@ -498,6 +498,10 @@ def test_a_regular_file_named_like_the_socket_is_left_alone(store):
     started = alaya(store, "serve", "start")
     assert started.returncode == 1 and started.stderr.startswith("alaya: error:"), started.stdout + started.stderr
     assert "not a socket" in started.stderr and "Traceback" not in started.stderr
+    # a hook call's autostart: the daemon it starts cannot start, so the call runs in process
+    proc = alaya(store, "hook", "session-start", stdin=json.dumps(EVENT))
+    assert proc.returncode == 0 and "Kuzu" in json.loads(proc.stdout)["prependContext"], proc.stderr
+    assert not daemons_of(store) and "not a socket" in (store / "state" / "serve.log").read_text()
     assert keep.read_text() == "not a socket"
 
 
