@@ -237,9 +237,11 @@ OLD_DAEMON = ("import sys, openclaw_alaya; openclaw_alaya.__version__ = '0.0.1';
               "from openclaw_alaya.cli import daemon; sys.argv[0] = 'daemon'; sys.exit(daemon._main())")
 
 
-def test_a_daemon_of_another_version_is_replaced(store):
-    """After an upgrade the daemon still running is older code: it says so and exits, and the
-    hook call starts a daemon of its own version."""
+@pytest.mark.parametrize("replaced_by", ["hook call", "serve start"])
+def test_a_daemon_of_another_version_is_replaced(store, replaced_by):
+    """After an upgrade the daemon still running is older code: asked to run something, it
+    says so and exits, and the hook call starts a daemon of its own version; `serve start`
+    stops it and starts one."""
     from openclaw_alaya import __version__
 
     with open(store / "state" / "serve.log", "ab") as log:
@@ -247,12 +249,16 @@ def test_a_daemon_of_another_version_is_replaced(store):
                                stdout=log, stderr=log, env=_env())
     try:
         assert _wait(lambda: (request(store, {"op": "status"}, timeout=10) or {}).get("version") == "0.0.1", 300)
-        proc = alaya(store, "hook", "session-start", stdin=json.dumps(EVENT))
-        assert proc.returncode == 0 and "Kuzu" in json.loads(proc.stdout)["prependContext"], proc.stderr
+        if replaced_by == "hook call":
+            proc = alaya(store, "hook", "session-start", stdin=json.dumps(EVENT))
+            assert proc.returncode == 0 and "Kuzu" in json.loads(proc.stdout)["prependContext"], proc.stderr
+        else:
+            proc = alaya(store, "serve", "start")
+            assert proc.returncode == 0 and "started" in proc.stdout, proc.stdout + proc.stderr
         assert old.wait(timeout=60) == 0
         status = request(store, {"op": "status"}, timeout=10)
         assert status and status["version"] == __version__ and status["pid"] != old.pid
-        assert status["requests"] == 1 and daemons_of(store) == [status["pid"]]
+        assert status["requests"] == (replaced_by == "hook call") and daemons_of(store) == [status["pid"]]
     finally:
         if old.poll() is None:
             old.kill()
@@ -348,7 +354,7 @@ def test_agent_tools_trace_and_get_are_served_and_a_store_is_found_at_once(daemo
     assert local.returncode == 1  # and the daemon's writes are the store's: forgotten in process too
 
 
-def test_only_read_commands_are_served(daemon):
+def test_commands_the_daemon_does_not_serve_are_refused(daemon):
     reply = request(daemon, {"op": "run", "argv": ["--data-dir", str(daemon), "init"], "stdin": None})
     assert reply["ok"] is False and reply["error"] == "command not served"
     reply = request(daemon, {"op": "run", "argv": ["--data-dir", "/elsewhere", "recall", "x"], "stdin": None})
@@ -498,6 +504,10 @@ def test_a_regular_file_named_like_the_socket_is_left_alone(store):
     started = alaya(store, "serve", "start")
     assert started.returncode == 1 and started.stderr.startswith("alaya: error:"), started.stdout + started.stderr
     assert "not a socket" in started.stderr and "Traceback" not in started.stderr
+    # a hook call's autostart: the daemon it starts cannot start, so the call runs in process
+    proc = alaya(store, "hook", "session-start", stdin=json.dumps(EVENT))
+    assert proc.returncode == 0 and "Kuzu" in json.loads(proc.stdout)["prependContext"], proc.stderr
+    assert not daemons_of(store) and "not a socket" in (store / "state" / "serve.log").read_text()
     assert keep.read_text() == "not a socket"
 
 

@@ -10,9 +10,9 @@ a second of imports per call (client.py is the other half, serve.py starts and s
   read-only and closes it before releasing (docs/architecture.md, "The lock protocol"). Only
   `hook session-start`, `hook tool NAME` (the agent tools: memory_store and memory_forget write,
   under the same lock protocol as any writer), `recall`, `trace` and `get` are accepted. Each
-  connection has its own thread, which
-  reads the request with a short timeout (a client that sends nothing holds only its thread);
-  the commands themselves run one at a time (the CLI code swaps sys.stdout).
+  connection has its own thread, which reads the request with a short timeout (a client that
+  sends nothing holds only its thread); the commands themselves run one at a time (the CLI
+  code swaps sys.stdout).
 - What it keeps: the imported modules, the `Alaya` object (config, embedder, LanceDB
   connection and table handles, cached relation vectors), rebuilt when config.json or the
   index metadata changes. It never runs `optimize()` or builds an index.

@@ -20,6 +20,7 @@ from .wire import (
     INSTANCE_LOCK,
     LOG_FILE,
     PID_FILE,
+    current,
     daemon_argv,
     instance_held,
     ping,
@@ -31,7 +32,8 @@ from .wire import (
 
 
 def add_commands(sub: Any, command: Any) -> None:
-    serve = command("serve", _usage, "resident daemon that answers session-start and recall fast", json_flag=False)
+    serve = command("serve", _usage, "resident daemon that answers the hooks, agent tools, recall, trace and get fast",
+                    json_flag=False)
     serve_sub = serve.add_subparsers(title="actions", metavar="ACTION")
     start = serve_sub.add_parser("start", help="start the daemon in the background and wait until it answers")
     start.add_argument("--idle-exit", type=float, metavar="MINUTES",
@@ -73,6 +75,12 @@ def _idle_minutes(root: Path, override: float | None) -> float:
 def cmd_start(args: argparse.Namespace) -> int:
     root = _root(args)
     running = ping(root)
+    if running and not current(running):  # left by an install of another version: replace it
+        request(root, {"op": "stop"}, timeout=5.0)
+        deadline = time.monotonic() + 30
+        while instance_held(root) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        running = ping(root)
     if running:
         print(f"alaya serve: already running for {root} (pid {running['pid']})")
         return 0

@@ -46,7 +46,7 @@ export function registerInjection(api, cfg, call, log) {
     return entry.text;
   }
 
-  /** The block for a turn whose history lost it: cached, refreshed every refreshEveryTurns. */
+  /** The block for a later turn (its history lacks one): cached, refetched every refreshEveryTurns. */
   async function recalledBlock(key, event, c) {
     const entry = st.recalled.get(key);
     if (entry) {

@@ -1,6 +1,6 @@
-import { test, beforeEach } from "node:test";
+import { test, beforeEach, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,9 +14,15 @@ import { TOOL_NAMES } from "../lib/tools.js";
 const here = dirname(fileURLToPath(import.meta.url));
 const FAKE = join(here, "fixtures", "fake-alaya.sh");
 
+const tmpDirs = [];
 function tmp() {
-  return mkdtempSync(join(tmpdir(), "alaya-plugin-test-"));
+  const dir = mkdtempSync(join(tmpdir(), "alaya-plugin-test-"));
+  tmpDirs.push(dir);
+  return dir;
 }
+after(() => {
+  for (const dir of tmpDirs) rmSync(dir, { recursive: true, force: true });
+});
 
 /** Calls recorded by the fake alaya, oldest first: [{argv: [...], stdin: {...}}]. */
 function calls(logdir) {
