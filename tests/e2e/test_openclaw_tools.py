@@ -84,19 +84,16 @@ def seeded_card(oc) -> dict:
 # --------------------------------------------------------------------------- stub scripts
 
 
-def turn_script(prompt: str, steps: list, final: str = TOOLS_DONE) -> Script:
-    """A model that, in the turn whose user message holds `prompt`, makes one call per step (a
-    ToolCall, or a function of the tool results so far that returns one), then answers `final`.
-    Requests of other turns get the stub's default reply."""
+def turn_script(prompt: str, steps: list[ToolCall], final: str = TOOLS_DONE) -> Script:
+    """A model that, in the turn whose user message holds `prompt`, makes the calls one per
+    request (the n-th once n results are back), then answers `final`. Requests of other turns
+    get the stub's default reply."""
 
     def script(body: dict):
         if find_user_message(body, prompt) is None or is_active_memory_request(body):
             return None
-        done = tool_results(body)
-        if len(done) < len(steps):
-            step = steps[len(done)]
-            return [step(done) if callable(step) else step]
-        return final
+        done = len(tool_results(body))
+        return [steps[done]] if done < len(steps) else final
 
     return script
 
@@ -116,7 +113,8 @@ def called_tool(result: dict) -> str | None:
         return None
 
 
-def message_text_of_user(body: dict) -> str:
+def user_text(body: dict) -> str:
+    """All user messages of a request (where prependContext lands)."""
     return "\n".join(message_text(m) for m in body.get("messages") or [] if m.get("role") == "user")
 
 
@@ -170,11 +168,11 @@ def test_memory_search_then_memory_get_in_one_turn(oc):
 # --------------------------------------------------------------------------- (d)
 
 
-def store_step(body_tools: list[str]):
+def store_calls(offered: list[str]) -> list[ToolCall]:
     """memory_store as a model would reach it: directly when offered, else found with
     tool_search and called through tool_call (Tool Search's structured mode, the default)."""
     args = {"text": STORE_TEXT, "type": "fact"}
-    if "memory_store" in body_tools:
+    if "memory_store" in offered:
         return [ToolCall("memory_store", args)]
     return [ToolCall("tool_search", {"query": "store a fact in long-term memory"}),
             ToolCall("tool_call", {"id": "memory_store", "args": args})]
@@ -190,7 +188,7 @@ def test_memory_store_then_a_new_session_finds_it(oc):
 
         def script(body: dict):
             if not plan:
-                plan.extend(store_step(offered_tools(body)))
+                plan.extend(store_calls(offered_tools(body)))
             return turn_script(PROMPT_STORE, plan)(body)
 
         with oc.stub.scripted(script):
@@ -275,7 +273,7 @@ def test_active_memory_recalls_through_memory_search(oc):
 
         # Its hidden session is not a conversation to remember (recall-loop prevention): once the
         # main turn is captured, nothing of the sub-agent's prompt is in memory.
-        print(f"[e2e] alaya's block in Active Memory's own prompt: {BLOCK_OPEN in message_text_of_user(recall[0])}")
+        print(f"[e2e] alaya's block in Active Memory's own prompt: {BLOCK_OPEN in user_text(recall[0])}")
         assert wait_for(lambda: PROMPT_ACTIVE in oc.alaya.card_texts(), 60, 1.0), "the main turn was not captured"
         assert ACTIVE_MEMORY_MARK not in oc.alaya.card_texts(), (
             "the plugin captured Active Memory's hidden recall session into memory")
