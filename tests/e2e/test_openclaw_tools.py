@@ -322,6 +322,7 @@ def test_busy_machine_first_request_of_each_session_has_the_memory(oc):
                   f"memory in the first request: {ok}; plugin said: {skipped[-3:]}")
             if not ok:
                 missed.append((i, region[-1500:], skipped))
+        print(f"[e2e] after the sessions: {oc.alaya.run('serve', 'status', check=False).stdout.strip()}")
     finally:
         for p in burners:
             p.kill()
