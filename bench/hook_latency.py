@@ -1,123 +1,132 @@
-"""Wall time of `alaya hook session-start` on a data directory of about 1,000 cards.
+"""Wall time of the OpenClaw hook calls at 10k cards, quiet and beside busy processes.
 
-Builds the directory once through the Python API (synthetic sessions, ingested and distilled
-by the default heuristic distiller), then runs the hook as a fresh process N times, as
-OpenClaw runs it: "cold" (no daemon: the process imports everything and answers itself) and
-"warm" (`alaya serve` running: the stdlib-only client forwards the event over the socket).
-Prints the median and p95 of each, and the peak RSS of the daemon.
+What OpenClaw waits for when it runs `alaya hook session-start` (and the agent tools, `alaya
+hook tool memory_search`) as a fresh process, on the synthetic store of bench/synth.py (built
+once, cached, copied to a temporary folder so the calls' writes do not change the cache):
 
-    .venv/bin/python bench/hook_latency.py [--data DIR] [--runs 10] [--cards 1000]
+- cold: no daemon and autostart off (`serve.autostart: false`): the process imports everything
+  and answers itself;
+- first call: no daemon, autostart on: the call starts the daemon and waits for it to answer;
+- warm: the daemon answers (session-start and memory_search, p50/p95).
+
+Each is measured quiet and with `--busy N` CPU-bound processes running beside it (default 4).
+`--drop-caches` drops the page cache before each cold and first call, as after a reboot (needs
+root and a writable /proc/sys/vm/drop_caches; skipped silently otherwise).
+
+    .venv-test/bin/python bench/hook_latency.py [--cards 10000] [--runs 50] [--cold-runs 5] [--busy 4] [--drop-caches]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
-import random
-import statistics
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from synth import TOPICS, daemon_rss_mb  # noqa: E402
+import synth  # noqa: E402
 
-TEMPLATES = [
-    ("user", "We decided to use {a} instead of {b} because the {c} setup was too slow."),
-    ("assistant", "Noted: {a} is now the default for {c}. Watch out: {a} needs the {d} flag on CI."),
-    ("user", "The {a} deploy failed again with a timeout error; the cause was {b} holding the lock."),
-    ("assistant", "Fix: restart {b} before {a} migrations, and always run them once."),
-    ("user", "I prefer {a} over {b} for {c}, please remember that for session {n}."),
-    ("assistant", "Got it, {a} for {c}. The {d} port is {p} in staging."),
-]
+_EXE = Path(sys.executable).with_name("alaya")
+_ARGV = [str(_EXE)] if _EXE.exists() else [sys.executable, "-m", "openclaw_alaya"]
+_ENV = {k: v for k, v in os.environ.items() if k not in ("ALAYA_HOME", "ALAYA_NO_SERVE", "ALAYA_NOW")}
 
 
-def build(data: Path, cards: int) -> int:
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from openclaw_alaya import Alaya
-    from openclaw_alaya.models import Session, Turn
-
-    memory = Alaya(data)
-    memory.init()
-    rng = random.Random(7)
-    n = 0
-    while _cards(memory) < cards:
-        batch = []
-        for _ in range(20):
-            n += 1
-            turns = []
-            for i, (role, text) in enumerate(TEMPLATES * 2, 1):
-                a, b, c, d = rng.sample(TOPICS, 4)
-                turns.append(Turn(id=f"t{i:04d}", role=role, content=text.format(a=a, b=b, c=c, d=d, n=n, p=rng.randint(1000, 9999)),
-                                  timestamp=f"2026-0{1 + n % 9}-{1 + n % 27:02d}T10:{i:02d}:00Z"))
-            batch.append(Session(id=f"bench-{n:05d}", agent_id="main" if n % 3 else "shared",
-                                 title=f"bench session {n}", turns=turns))
-        for session in batch:
-            memory.ingest(session)
-        memory.distill()
-    return _cards(memory)
+def call(store: Path, hook: list[str], event: dict, drop_caches: bool = False) -> float:
+    """One hook call as OpenClaw makes it; its wall time in seconds."""
+    if drop_caches:
+        with contextlib.suppress(OSError):
+            Path("/proc/sys/vm/drop_caches").write_text("3\n")
+    start = time.perf_counter()
+    proc = subprocess.run([*_ARGV, "--data-dir", str(store), "hook", *hook], input=json.dumps(event),
+                          capture_output=True, text=True, env=_ENV)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0 or not proc.stdout.startswith("{"):
+        raise SystemExit(f"hook {' '.join(hook)} failed ({proc.returncode}): {proc.stderr.strip()[:300]}")
+    return elapsed
 
 
-def _cards(memory) -> int:
-    with memory.reading("bench") as graph:
-        return graph.counts()["cards"]
+def serve(store: Path, action: str) -> None:
+    subprocess.run([*_ARGV, "--data-dir", str(store), "serve", action], capture_output=True, env=_ENV, check=True)
 
 
-def time_runs(data: Path, event: dict, runs: int, env: dict | None = None) -> list[float]:
-    exe = Path(sys.executable).with_name("alaya")
-    argv = [str(exe) if exe.exists() else sys.executable, *([] if exe.exists() else ["-m", "openclaw_alaya"]),
-            "--data-dir", str(data), "hook", "session-start", "--budget", "1200"]
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        proc = subprocess.run(argv, input=json.dumps(event), capture_output=True, text=True, env=env)
-        times.append(time.perf_counter() - start)
-        if proc.returncode != 0 or "prependContext" not in proc.stdout:
-            raise SystemExit(f"hook failed: {proc.returncode} {proc.stderr.strip()} {proc.stdout[:200]}")
-    return times
+def set_autostart(store: Path, on: bool) -> None:
+    config = json.loads((store / "config.json").read_text())
+    config.setdefault("serve", {})["autostart"] = on
+    (store / "config.json").write_text(json.dumps(config))
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=Path("/tmp/alaya-bench-1000"))
-    parser.add_argument("--runs", type=int, default=10)
-    parser.add_argument("--cards", type=int, default=1000)
-    args = parser.parse_args()
-    if not (args.data / "graph.kuzu").exists():
-        started = time.perf_counter()
-        count = build(args.data, args.cards)
-        print(f"built {args.data}: {count} cards in {time.perf_counter() - started:.0f}s")
-    events = {
-        "prompt": {"agentId": "main", "sessionId": "bench", "prompt": "why did the kuzu deploy fail with a timeout?"},
-        "empty prompt": {"agentId": "main", "sessionId": "bench", "prompt": ""},
-    }
-    env = {k: v for k, v in os.environ.items() if k not in ("ALAYA_HOME", "ALAYA_NO_SERVE")}
-    cold_env = {**env, "ALAYA_NO_SERVE": "1"}
-    time_runs(args.data, events["prompt"], 1, cold_env)  # untimed: caches the summary, as session-end does
-    print(f"load average: {Path('/proc/loadavg').read_text().split()[0]}")
-    print("| path | prompt | runs | median s | p95 s | min s | max s |")
-    print("|---|---|---|---|---|---|---|")
-
-    def row(path: str, label: str, times: list[float]) -> None:
-        times = sorted(times)
-        p95 = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
-        print(f"| {path} | {label} | {len(times)} | {statistics.median(times):.3f} | {p95:.3f} | {times[0]:.3f} | "
-              f"{times[-1]:.3f} |", flush=True)
-
-    for label, event in events.items():
-        row("cold process", label, time_runs(args.data, event, args.runs, cold_env))
-    exe = Path(sys.executable).with_name("alaya")
-    subprocess.run([str(exe), "--data-dir", str(args.data), "serve", "start"], check=True, capture_output=True, env=env)
+@contextlib.contextmanager
+def busy(n: int) -> Iterator[None]:
+    """n CPU-bound processes beside the calls."""
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n)]
     try:
-        time_runs(args.data, events["prompt"], 1, env)  # untimed: the daemon's first request
-        for label, event in events.items():
-            row("warm (alaya serve)", label, time_runs(args.data, event, args.runs, env))
-        print(f"daemon peak RSS: {daemon_rss_mb(args.data):.0f} MiB")
+        time.sleep(1.0 if n else 0)  # let them take the CPUs
+        yield
     finally:
-        subprocess.run([str(exe), "--data-dir", str(args.data), "serve", "stop"], capture_output=True, env=env)
+        for proc in spinners:
+            proc.kill()
+            proc.wait()
+
+
+def measure(store: Path, events: list[dict], runs: int, cold_runs: int, drop: bool) -> list[tuple[str, list[float]]]:
+    start, search = ["session-start"], ["tool", "memory_search"]
+    rows = []
+    serve(store, "stop")
+    set_autostart(store, False)
+    rows.append(("session-start cold (no daemon, autostart off)",
+                 [call(store, start, events[i % len(events)], drop) for i in range(cold_runs)]))
+    set_autostart(store, True)
+    firsts = []
+    for i in range(max(1, cold_runs // 2)):
+        serve(store, "stop")
+        firsts.append(call(store, start, events[i % len(events)], drop))
+    rows.append(("session-start first call (starts the daemon)", firsts))
+    rows.append(("session-start warm", [call(store, start, events[i % len(events)]) for i in range(runs)]))
+    rows.append(("tool memory_search warm", [call(store, search, {**events[i % len(events)],
+                                                                   "params": {"query": events[i % len(events)]["prompt"]}})
+                                             for i in range(runs)]))
+    serve(store, "stop")
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cards", type=int, default=10000)
+    parser.add_argument("--runs", type=int, default=50, help="warm calls per row")
+    parser.add_argument("--cold-runs", type=int, default=5, help="cold calls per row (half as many first calls)")
+    parser.add_argument("--busy", type=int, default=4, help="CPU-bound processes beside the busy rows")
+    parser.add_argument("--drop-caches", action="store_true", help="drop the page cache before cold and first calls")
+    args = parser.parse_args()
+    cached = synth.build_store(args.cards)
+    events = [{"agentId": "main", "sessionId": f"bench-{i}", "prompt": q} for i, q in enumerate(synth.queries(20, seed=5))]
+    drop = args.drop_caches and os.access("/proc/sys/vm/drop_caches", os.W_OK)
+    print(f"alaya hooks at {args.cards} cards, {os.cpu_count()} CPUs, load average before: "
+          f"{Path('/proc/loadavg').read_text().split()[0]}, page cache dropped: {'yes' if drop else 'no'}")
+    print("| beside | call | calls | p50 ms | p95 ms | max ms |")
+    print("|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Path(tmp) / "store"
+        shutil.copytree(cached, store)
+        try:
+            call(store, ["session-start"], {**events[0], "prompt": ""})  # untimed: caches the summary
+            for beside in (0, args.busy):
+                with busy(beside):
+                    for label, times in measure(store, events, args.runs, args.cold_runs, drop):
+                        print(f"| {'quiet' if not beside else f'{beside} busy'} | {label} | {len(times)} | "
+                              f"{synth.percentile(times, 0.5) * 1000:.0f} | {synth.percentile(times, 0.95) * 1000:.0f} | "
+                              f"{max(times) * 1000:.0f} |", flush=True)
+        finally:
+            serve(store, "stop")
+    print(f"load average after: {Path('/proc/loadavg').read_text().split()[0]}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -119,9 +119,12 @@ class LockConfig(_Section):
 
 
 class ServeConfig(_Section):
-    """`alaya serve`, the resident daemon for fast session-start and recall (serve.py)."""
+    """`alaya serve`, the resident daemon that answers the hooks, agent tools and reads warm (serve.py)."""
 
     idle_exit_minutes: float = Field(60.0, ge=0)  # exit after this long without a request; 0: never
+    # a hook call (session-start, tool) that finds no daemon starts one and waits for it
+    # (cli/client.py; the client reads this key from config.json itself)
+    autostart: bool = True
 
 
 class HookConfig(_Section):

@@ -257,7 +257,7 @@ def test_cli_bad_times_exit_1_with_one_line(weeks):
 
 def test_a_range_value_is_not_taken_for_the_query_by_the_daemon_client():
     """`alaya recall --since 7d` with JSON on stdin: 7d is the option's value, not a query."""
-    _dir, argv, needs_stdin = fast_path(["recall", "--since", "7d", "--until", "today"])
+    _dir, argv, needs_stdin, _hook = fast_path(["recall", "--since", "7d", "--until", "today"])
     assert needs_stdin and argv[-4:] == ["--since", "7d", "--until", "today"]
     assert not fast_path(["recall", "--since", "7d", "gateway"])[2]
 

@@ -24,12 +24,43 @@ from openclaw_alaya.cli.wire import request, socket_path
 EVENT = {"agentId": "main", "sessionId": "s-new", "prompt": "which database did we pick for the graph?"}
 
 
+def _env(extra: dict | None = None) -> dict:
+    """The tests' environment with the daemon allowed (conftest.py turns it off for the other
+    tests) and a generous wait for an autostarted daemon on a busy machine."""
+    env = {k: v for k, v in os.environ.items() if k not in ("ALAYA_HOME", "ALAYA_NO_SERVE")}
+    return {**env, "ALAYA_SERVE_START_WAIT": "300", **(extra or {})}
+
+
 def alaya(data_dir: Path, *args: str, stdin: str | None = "", env: dict | None = None,
-          timeout: float = 120) -> subprocess.CompletedProcess:
-    full_env = {k: v for k, v in os.environ.items() if k not in ("ALAYA_HOME", "ALAYA_NO_SERVE")}
-    full_env.update(env or {})
+          timeout: float = 400) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "openclaw_alaya", "--data-dir", str(data_dir), *args],
-                          input=stdin, capture_output=True, text=True, env=full_env, timeout=timeout)
+                          input=stdin, capture_output=True, text=True, env=_env(env), timeout=timeout)
+
+
+def tool(data_dir: Path, name: str, params: dict) -> dict:
+    """`alaya hook tool NAME` through the client: its answer."""
+    proc = alaya(data_dir, "hook", "tool", name, stdin=json.dumps({"agentId": "main", "params": params}))
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def set_config(data_dir: Path, **serve: object) -> None:
+    config = json.loads((data_dir / "config.json").read_text())
+    config["serve"] = {**config.get("serve", {}), **serve}
+    (data_dir / "config.json").write_text(json.dumps(config))
+
+
+def daemons_of(data_dir: Path) -> list[int]:
+    """The pids of every daemon process of `data_dir` (from /proc: started by anyone)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            args = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"openclaw_alaya.cli.daemon" in args and str(data_dir).encode() in args and not _zombie(int(entry.name)):
+            found.append(int(entry.name))
+    return found
 
 
 def served_requests(data_dir: Path) -> int:
@@ -133,12 +164,105 @@ def test_client_path_stays_stdlib_only(daemon):
     assert json.loads(proc.stdout)["nodes"]
 
 
-def test_falls_back_in_process_when_not_running(store):
+def test_falls_back_in_process_when_not_running_and_autostart_is_off(store):
     assert not socket_path(store).exists()
+    set_config(store, autostart=False)
     proc = alaya(store, "hook", "session-start", stdin=json.dumps(EVENT))
     assert proc.returncode == 0 and "Kuzu" in json.loads(proc.stdout)["prependContext"]
+    set_config(store, autostart=True)
+    proc = alaya(store, "hook", "session-start", stdin=json.dumps(EVENT), env={"ALAYA_NO_SERVE": "1"})
+    assert proc.returncode == 0 and "Kuzu" in json.loads(proc.stdout)["prependContext"]
+    # a command a user types uses a daemon when one runs, but does not start one
+    assert alaya(store, "recall", "graph database").returncode == 0
+    assert alaya(store, "trace", "card-nope").returncode == 1
     status = alaya(store, "serve", "status", "--json")
-    assert json.loads(status.stdout)["running"] is False
+    assert json.loads(status.stdout)["running"] is False and not daemons_of(store)
+
+
+def test_a_hook_call_starts_a_daemon_over_stale_files_and_waits_for_it(store):
+    """No daemon, a socket left by a killed one, a pid file naming a stranger's live process:
+    the hook call starts a daemon, is answered by it, and the stranger is never signalled."""
+    dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    dead.bind(str(socket_path(store)))
+    dead.close()
+    bystander = subprocess.Popen(["sleep", "600"])
+    try:
+        (store / "state" / "serve.pid").write_text(json.dumps({"pid": bystander.pid, "started": 0}))
+        proc = alaya(store, "hook", "session-start", stdin=json.dumps(EVENT))
+        assert proc.returncode == 0 and "Kuzu" in json.loads(proc.stdout)["prependContext"], proc.stderr
+        assert served_requests(store) == 1  # answered by the daemon it started, not in process
+        assert daemons_of(store) == [_pid(store)] and _pid(store) != bystander.pid
+        found = tool(store, "memory_search", {"query": "graph database"})
+        assert "Kuzu" in found["text"] and served_requests(store) == 2
+        stop = alaya(store, "serve", "stop")
+        assert stop.returncode == 0 and "stopped" in stop.stdout
+        assert _wait(lambda: not daemons_of(store), 60)
+        assert bystander.poll() is None  # left alone throughout
+    finally:
+        bystander.kill()
+        bystander.wait()
+    assert "Traceback" not in (store / "state" / "serve.log").read_text()
+
+
+def test_two_hook_calls_at_once_start_one_daemon(store):
+    calls = [subprocess.Popen([sys.executable, "-m", "openclaw_alaya", "--data-dir", str(store), *args],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env())
+             for args in (("hook", "session-start"), ("hook", "tool", "memory_search"), ("hook", "session-start"))]
+    event = json.dumps({**EVENT, "params": {"query": "graph database"}})
+    results = [call.communicate(event, timeout=400) + (call.returncode,) for call in calls]
+    assert all(code == 0 for _, _, code in results), results
+    assert "Kuzu" in json.loads(results[0][0])["prependContext"] and "Kuzu" in json.loads(results[1][0])["text"]
+    assert daemons_of(store) == [_pid(store)]
+    assert served_requests(store) == 3  # all three answered by the one daemon
+    assert "Traceback" not in (store / "state" / "serve.log").read_text()
+
+
+def test_an_autostarted_daemon_exits_after_its_idle_time(store):
+    set_config(store, idle_exit_minutes=0.02)  # 1.2 s
+    proc = alaya(store, "hook", "tool", "memory_search", stdin=json.dumps({"params": {"query": "redis"}}))
+    assert proc.returncode == 0, proc.stderr
+    assert _wait(lambda: not daemons_of(store), 120)
+    assert _wait(lambda: not socket_path(store).exists(), 10)
+
+
+def test_no_daemon_for_a_directory_that_is_not_initialised(tmp_path):
+    proc = alaya(tmp_path / "none", "hook", "session-start", stdin=json.dumps(EVENT))
+    assert proc.returncode == 0 and json.loads(proc.stdout) == {}
+    proc = alaya(tmp_path / "none", "hook", "tool", "memory_search", stdin=json.dumps({"params": {"query": "x"}}))
+    assert proc.returncode == 1 and proc.stderr.startswith("alaya: error:") and proc.stderr.count("\n") == 1
+    assert not (tmp_path / "none").exists() and not daemons_of(tmp_path / "none")
+
+
+OLD_DAEMON = ("import sys, openclaw_alaya; openclaw_alaya.__version__ = '0.0.1'; "
+              "from openclaw_alaya.cli import daemon; sys.argv[0] = 'daemon'; sys.exit(daemon._main())")
+
+
+@pytest.mark.parametrize("replaced_by", ["hook call", "serve start"])
+def test_a_daemon_of_another_version_is_replaced(store, replaced_by):
+    """After an upgrade the daemon still running is older code: asked to run something, it
+    says so and exits, and the hook call starts a daemon of its own version; `serve start`
+    stops it and starts one."""
+    from openclaw_alaya import __version__
+
+    with open(store / "state" / "serve.log", "ab") as log:
+        old = subprocess.Popen([sys.executable, "-c", OLD_DAEMON, "--data-dir", str(store), "--idle-exit", "10"],
+                               stdout=log, stderr=log, env=_env())
+    try:
+        assert _wait(lambda: (request(store, {"op": "status"}, timeout=10) or {}).get("version") == "0.0.1", 300)
+        if replaced_by == "hook call":
+            proc = alaya(store, "hook", "session-start", stdin=json.dumps(EVENT))
+            assert proc.returncode == 0 and "Kuzu" in json.loads(proc.stdout)["prependContext"], proc.stderr
+        else:
+            proc = alaya(store, "serve", "start")
+            assert proc.returncode == 0 and "started" in proc.stdout, proc.stdout + proc.stderr
+        assert old.wait(timeout=60) == 0
+        status = request(store, {"op": "status"}, timeout=10)
+        assert status and status["version"] == __version__ and status["pid"] != old.pid
+        assert status["requests"] == (replaced_by == "hook call") and daemons_of(store) == [status["pid"]]
+    finally:
+        if old.poll() is None:
+            old.kill()
+            old.wait()
 
 
 def test_stale_socket_is_ignored_and_replaced(store):
@@ -161,8 +285,11 @@ def test_killed_daemon_leaves_a_socket_the_client_survives(daemon):
     pid = _pid(daemon)
     os.kill(pid, signal.SIGKILL)
     assert _wait(lambda: _gone(pid) or _zombie(pid))
-    proc = alaya(daemon, "hook", "session-start", stdin=json.dumps(EVENT))
-    assert proc.returncode == 0 and json.loads(proc.stdout)["prependContext"]
+    recall = alaya(daemon, "recall", "graph database", "--json")  # no autostart: in process
+    assert recall.returncode == 0 and json.loads(recall.stdout)["nodes"] and not daemons_of(daemon)
+    proc = alaya(daemon, "hook", "session-start", stdin=json.dumps(EVENT))  # starts a new daemon
+    assert proc.returncode == 0 and "Kuzu" in json.loads(proc.stdout)["prependContext"]
+    assert daemons_of(daemon) == [_pid(daemon)] and _pid(daemon) != pid and served_requests(daemon) == 1
     stop = alaya(daemon, "serve", "stop")
     assert stop.returncode == 0 and not socket_path(daemon).exists()
 
@@ -207,9 +334,29 @@ def test_graph_snapshot_is_read_again_between_requests_after_a_write(daemon):
     assert ids[1] in {n["card_id"] for n in served["nodes"] if n["matched_rel"] == "CAUSES"}
 
 
-def test_only_read_commands_are_served(daemon):
+def test_agent_tools_trace_and_get_are_served_and_a_store_is_found_at_once(daemon):
+    before = served_requests(daemon)
+    stored = tool(daemon, "memory_store", {"text": "The billing service runs on port 8442.", "tags": ["billing"]})
+    card = stored["details"]["card_id"]
+    found = tool(daemon, "memory_search", {"query": "which port does billing run on?"})
+    assert card in [n["card_id"] for n in found["details"]["nodes"]]
+    got = tool(daemon, "memory_get", {"ids": [card]})
+    assert "8442" in got["text"]
+    assert alaya(daemon, "trace", card, "--json").returncode == 0
+    assert json.loads(alaya(daemon, "get", card, "--json").stdout)["cards"][0]["id"] == card
+    gone = tool(daemon, "memory_forget", {"ids": [card]})
+    assert gone["details"]["cards"][0]["id"] == card
+    assert card not in [n["card_id"] for n in tool(daemon, "memory_search", {"query": "billing port"})["details"]["nodes"]]
+    bad = alaya(daemon, "hook", "tool", "memory_get", stdin=json.dumps({"params": {"ids": [card]}}))
+    assert bad.returncode == 1 and bad.stderr.startswith("alaya: error: no card") and bad.stderr.count("\n") == 1
+    assert served_requests(daemon) == before + 8  # every call above went through the daemon
+    local = alaya(daemon, "get", card, env={"ALAYA_NO_SERVE": "1"})
+    assert local.returncode == 1  # and the daemon's writes are the store's: forgotten in process too
+
+
+def test_commands_the_daemon_does_not_serve_are_refused(daemon):
     reply = request(daemon, {"op": "run", "argv": ["--data-dir", str(daemon), "init"], "stdin": None})
-    assert reply == {"ok": False, "error": "command not served"}
+    assert reply["ok"] is False and reply["error"] == "command not served"
     reply = request(daemon, {"op": "run", "argv": ["--data-dir", "/elsewhere", "recall", "x"], "stdin": None})
     assert reply["ok"] is False
 
@@ -357,6 +504,10 @@ def test_a_regular_file_named_like_the_socket_is_left_alone(store):
     started = alaya(store, "serve", "start")
     assert started.returncode == 1 and started.stderr.startswith("alaya: error:"), started.stdout + started.stderr
     assert "not a socket" in started.stderr and "Traceback" not in started.stderr
+    # a hook call's autostart: the daemon it starts cannot start, so the call runs in process
+    proc = alaya(store, "hook", "session-start", stdin=json.dumps(EVENT))
+    assert proc.returncode == 0 and "Kuzu" in json.loads(proc.stdout)["prependContext"], proc.stderr
+    assert not daemons_of(store) and "not a socket" in (store / "state" / "serve.log").read_text()
     assert keep.read_text() == "not a socket"
 
 

@@ -1,10 +1,12 @@
-// openclaw-alaya: OpenClaw plugin entry (plain ESM, no build step, no imports from openclaw).
+// openclaw-alaya: OpenClaw memory-slot plugin entry (plain ESM, no build step, no imports from
+// openclaw). Everything goes through the `alaya` CLI, JSON on stdin and stdout:
 //
-//  before_prompt_build (first turn of a session only)  → `alaya hook session-start --budget N`
-//      stdin {agentId, sessionKey, sessionId, prompt, messages, workspaceDir}
-//      stdout {"prependContext": "..."} → returned to OpenClaw (lands in the current user message)
+//  tools memory_search, memory_get, memory_store, memory_forget → `alaya hook tool NAME`
+//      (lib/tools.js); the system prompt's memory section (lib/capability.js)
+//  before_prompt_build → `alaya hook session-start --budget N` on a session's first turn
+//      (prependContext) and after compaction (appendSystemContext, cached) (lib/inject.js)
 //  agent_end / before_reset / session_end / before_compaction → `alaya hook session-end`
-//      stdin {agentId, sessionKey, sessionId, reason, messages}
+//  the Gateway's service and a "full" registration → `alaya serve start|stop` (lib/daemon.js)
 //
 // Every call has a hard timeout; every failure is logged through api.logger and the turn goes on.
 // Requires plugins.entries.openclaw-alaya.hooks.allowConversationAccess = true (OpenClaw silently
@@ -14,7 +16,7 @@ import { registerAlaya, PLUGIN_ID } from "./lib/plugin.js";
 export default {
   id: PLUGIN_ID,
   name: "Alaya memory",
-  description: "Long-term memory through the alaya CLI: first-turn recall and session capture",
+  description: "Long-term memory through the alaya CLI: memory tools, recall injection, session capture and a warm daemon",
   register(api) {
     registerAlaya(api);
   },

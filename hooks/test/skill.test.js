@@ -6,15 +6,19 @@ import { fileURLToPath } from "node:url";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const CANONICAL = join(repo, "skills", "alaya", "SKILL.md");
-const COPY = join(repo, "SKILL.md");
+// The top-level copy is for skill installers reading the repository root; the plugin's copy
+// ships inside the OpenClaw plugin ("skills": ["skills"] in its manifest).
+const COPIES = ["SKILL.md", "hooks/openclaw-alaya/skills/alaya/SKILL.md"];
 
-test("top-level SKILL.md is an exact copy of skills/alaya/SKILL.md (the canonical source)", () => {
-  assert.equal(
-    readFileSync(COPY, "utf8"),
-    readFileSync(CANONICAL, "utf8"),
-    "run: cp skills/alaya/SKILL.md SKILL.md",
-  );
-});
+for (const copy of COPIES) {
+  test(`${copy} is an exact copy of skills/alaya/SKILL.md (the canonical source)`, () => {
+    assert.equal(
+      readFileSync(join(repo, copy), "utf8"),
+      readFileSync(CANONICAL, "utf8"),
+      `run: cp skills/alaya/SKILL.md ${copy}`,
+    );
+  });
+}
 
 test("skill frontmatter: name, description, requires bins alaya, uv install of openclaw-alaya", () => {
   const text = readFileSync(CANONICAL, "utf8");

@@ -1,11 +1,20 @@
 """The `alaya` entry point, and the stdlib-only client of `alaya serve` (daemon.py).
 
 `import lancedb` alone costs about a second, so a process that starts per hook call cannot be
-fast. When a daemon is serving the data directory, `alaya hook session-start` and
-`alaya recall` are forwarded to it over its unix socket (`<data dir>/serve.sock`) and this
-process never imports pydantic, Kuzu or LanceDB: it parses just enough of the command line,
-sends `{argv, stdin}`, and copies back the daemon's stdout, stderr and exit code. The daemon
-runs the same CLI code under the same lock protocol, so the answer is identical.
+fast. When a daemon is serving the data directory, `alaya hook session-start`, `alaya hook
+tool NAME`, `alaya recall`, `alaya trace` and `alaya get` are forwarded to it over its unix
+socket (`<data dir>/serve.sock`) and this process never imports pydantic, Kuzu or LanceDB: it
+parses just enough of the command line, sends `{argv, stdin, version}`, and copies back the
+daemon's stdout, stderr and exit code. The daemon runs the same CLI code under the same lock
+protocol, so the answer is identical.
+
+Autostart: a hook call (session-start, tool) that finds no daemon starts one in the background
+and waits for it to answer (wire.ensure_daemon) rather than racing it with a cold run of its
+own; it runs in process when that start fails or takes longer than `$ALAYA_SERVE_START_WAIT`
+(30 s). Off with `serve.autostart: false` in config.json; never for a directory `alaya init`
+has not made, and never for other commands (a user's `alaya recall` uses a daemon, but does
+not leave one behind). A daemon of another package version (an upgrade since it started) is
+stale: it says so and exits, or is told to stop, and the call goes on as if there were none.
 
 Anything else, or no daemon (no socket, a stale one, a refused or broken connection, a
 listener running as another user: `wire.request` checks its SO_PEERCRED uid), runs in process
@@ -17,13 +26,15 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from .. import __version__
 from .common import MAX_STDIN_BYTES, stdout_closed
-from .wire import request, resolve_data_dir
+from .wire import ensure_daemon, request, resolve_data_dir
 
 # options of `alaya recall` that take a value (the rest are flags)
 _RECALL_VALUED = {"--concepts", "--rel", "--depth", "--from-nodes", "--budget", "--scope", "--top-k", "--since", "--until"}
@@ -33,10 +44,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     plan = fast_path(args)
     if plan is not None and not (os.environ.get("ALAYA_NO_SERVE") or os.environ.get("ALAYA_NOW")):
-        data_dir, forwarded, needs_stdin = plan
+        data_dir, forwarded, needs_stdin, hook = plan
         stdin, tty = _stdin_for(needs_stdin)
-        reply = request(data_dir, {"op": "run", "argv": forwarded, "stdin": stdin, "tty": tty})
-        if reply is not None and reply.get("ok") and isinstance(reply.get("exit"), int):
+        reply = _served(data_dir, {"op": "run", "argv": forwarded, "stdin": stdin, "tty": tty},
+                        autostart=hook and autostart_on(data_dir))
+        if reply is not None:
             try:
                 _write(sys.stdout, reply.get("stdout"))
             except BrokenPipeError:
@@ -50,12 +62,41 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run_in_process(args)
 
 
+def _served(data_dir: Path, message: dict, *, autostart: bool) -> dict | None:
+    """The daemon's answer to `message`, from a daemon of this version (started first when
+    `autostart` and none is alive); None: run the command in process."""
+    reply = request(data_dir, message)
+    if reply is not None and reply.get("version") != __version__:
+        if not reply.get("stale"):  # a daemon from before version checks: it must be told
+            request(data_dir, {"op": "stop"}, timeout=5.0)
+        reply = None  # a stale daemon's answer (if it ran the command, it was a read) is not used
+    if reply is None and autostart and ensure_daemon(data_dir):
+        reply = request(data_dir, message)
+    if reply is not None and reply.get("ok") and isinstance(reply.get("exit"), int) \
+            and reply.get("version") == __version__:
+        return reply
+    return None
+
+
+def autostart_on(data_dir: Path) -> bool:
+    """`serve.autostart` of an initialised data directory (default on); read as plain JSON, as
+    the client must not import the config models. An unreadable config is left to the
+    in-process run to report."""
+    try:
+        config = json.loads((data_dir / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    serve = config.get("serve") if isinstance(config, dict) else None
+    return not (isinstance(serve, dict) and serve.get("autostart") is False)
+
+
 # --- which commands go to the daemon ---------------------------------------------------------
 
 
-def fast_path(args: list[str]) -> tuple[Path, list[str], bool] | None:
-    """(data dir, argv for the daemon, whether stdin carries input) for `hook session-start`
-    and `recall`; None for anything else (help, version, other commands, odd options)."""
+def fast_path(args: list[str]) -> tuple[Path, list[str], bool, bool] | None:
+    """(data dir, argv for the daemon, whether stdin carries input, whether it is a hook call
+    that may start a daemon) for the commands the daemon serves; None for anything else
+    (help, version, other commands, odd options)."""
     explicit = None
     i = 0
     while i < len(args) and args[i].startswith("-"):
@@ -68,14 +109,17 @@ def fast_path(args: list[str]) -> tuple[Path, list[str], bool] | None:
     rest = args[i:]
     if any(a in ("-h", "--help") for a in rest):
         return None
-    if rest[:2] == ["hook", "session-start"]:
+    hook = rest[:2] == ["hook", "session-start"] or (rest[:2] == ["hook", "tool"] and len(rest) == 3)
+    if hook:
         needs_stdin = True
     elif rest[:1] == ["recall"]:
         needs_stdin = not _recall_has_target(rest[1:])
+    elif rest[:1] in (["trace"], ["get"]):
+        needs_stdin = False
     else:
         return None
     data_dir = resolve_data_dir(explicit)
-    return data_dir, ["--data-dir", str(data_dir), *rest], needs_stdin
+    return data_dir, ["--data-dir", str(data_dir), *rest], needs_stdin, hook
 
 
 def _recall_has_target(rest: list[str]) -> bool:

@@ -8,18 +8,23 @@ a second of imports per call (client.py is the other half, serve.py starts and s
 - It holds no lock and no Kuzu database between requests: each request runs the ordinary CLI
   code (`cli.main`) with the request's argv and stdin, which takes the shared lock, opens Kuzu
   read-only and closes it before releasing (docs/architecture.md, "The lock protocol"). Only
-  `hook session-start` and `recall` are accepted. Each connection has its own thread, which
-  reads the request with a short timeout (a client that sends nothing holds only its thread);
-  the commands themselves run one at a time (the CLI code swaps sys.stdout).
+  `hook session-start`, `hook tool NAME` (the agent tools: memory_store and memory_forget write,
+  under the same lock protocol as any writer), `recall`, `trace` and `get` are accepted. Each
+  connection has its own thread, which reads the request with a short timeout (a client that
+  sends nothing holds only its thread); the commands themselves run one at a time (the CLI
+  code swaps sys.stdout).
 - What it keeps: the imported modules, the `Alaya` object (config, embedder, LanceDB
   connection and table handles, cached relation vectors), rebuilt when config.json or the
   index metadata changes. It never runs `optimize()` or builds an index.
 - It exits after `serve.idle_exit_minutes` without a request (0: never), on `alaya serve stop`,
-  or on SIGTERM/SIGINT, and removes its socket. A socket left by a killed daemon is stale:
-  clients fall back to in-process, and the next `serve start` replaces it.
+  on SIGTERM/SIGINT, or when a client of another package version asks it to run something
+  (it answers that it is stale first: the client starts a fresh daemon or runs in process), and
+  removes its socket. A socket left by a killed daemon is stale: clients start a new daemon
+  (autostart) or fall back to in-process, and the next start replaces it.
 
-Run as `python -m openclaw_alaya.cli.daemon --data-dir DIR --idle-exit MINUTES` by `alaya serve
-start` (background, waits until it answers) and `alaya serve run` (foreground).
+Run as `python -m openclaw_alaya.cli.daemon --data-dir DIR [--idle-exit MINUTES]` by `alaya serve
+start` (background, waits until it answers), `alaya serve run` (foreground) and the client's
+autostart (wire.ensure_daemon).
 """
 
 
@@ -58,13 +63,19 @@ from .wire import (
 _MAX_REQUEST_BYTES = 64 * 1024 * 1024
 _READ_TIMEOUT = 10.0  # seconds for a client to send its request (it holds only its own thread)
 _TICK = 1.0  # seconds between idle checks (exit, graph snapshot) while no request comes
-_ALLOWED = (("hook", "session-start"), ("recall",))
+_ALLOWED = (("hook", "session-start"), ("hook", "tool"), ("recall",), ("trace",), ("get",))
+_WRITES = (("hook", "tool", "memory_store"), ("hook", "tool", "memory_forget"))  # never run twice
+_INSTANCE_WAIT = 1.0  # seconds: a client looking at the instance lock holds it for an instant
 
 
 
 class Server:
-    def __init__(self, root: Path, idle_exit_minutes: float) -> None:
+    def __init__(self, root: Path, idle_exit_minutes: float | None) -> None:
         self.root = root
+        if idle_exit_minutes is None:
+            from ..config import Config
+
+            idle_exit_minutes = Config.load(root / "config.json").serve.idle_exit_minutes
         self.idle = idle_exit_minutes * 60.0
         self.started = time.time()
         self.requests = 0
@@ -132,7 +143,7 @@ class Server:
     def serve_forever(self) -> None:
         from filelock import FileLock, Timeout
 
-        instance = FileLock(str(self.root / "state" / INSTANCE_LOCK), timeout=0)
+        instance = FileLock(str(self.root / "state" / INSTANCE_LOCK), timeout=_INSTANCE_WAIT)
         try:
             instance.acquire()
         except Timeout:
@@ -248,12 +259,17 @@ class Server:
             if op == "status":
                 return _send(conn, {"ok": True, "pid": os.getpid(), "uptime_s": time.time() - self.started,
                                     "requests": self.requests, "idle_exit_minutes": self.idle / 60,
-                                    "data_dir": str(self.root), "version": __version__,
+                                    "data_dir": str(self.root),
                                     "graph_snapshot": self._snapshot_state()})
             if op == "stop":
                 self._stop = True
                 return _send(conn, {"ok": True, "pid": os.getpid()})
             if op == "run":
+                asked = message.get("version")
+                if asked is not None and asked != __version__:
+                    self._stop = True  # code from before an upgrade: make way for a fresh daemon
+                    return _send(conn, {"ok": False, "stale": True,
+                                        "error": f"daemon runs version {__version__}, client {asked}: exiting"})
                 with self._running:
                     self.requests += 1
                     reply = self._run(message)
@@ -279,7 +295,8 @@ class Server:
         except AlayaError:
             pass  # the command reports it, as it would in process
         exit_code, out, err = self._call(argv, stdin, bool(message.get("tty")))
-        if exit_code == 1 and b"internal error" in err:
+        writes = any(tuple(argv[2:2 + len(cmd)]) == cmd for cmd in _WRITES)
+        if exit_code == 1 and b"internal error" in err and not writes:
             self._memory = None  # a stale handle (a table rebuilt under us?): retry once, fresh
             exit_code, out, err = self._call(argv, stdin, bool(message.get("tty")))
         return {"ok": True, "exit": exit_code, "stdout": base64.b64encode(out).decode("ascii"),
@@ -337,13 +354,13 @@ def _read_all(conn: socket.socket) -> bytes:
 
 
 def _send(conn: socket.socket, reply: dict) -> None:
-    conn.sendall(json.dumps(reply).encode("utf-8"))
+    conn.sendall(json.dumps({**reply, "version": __version__}).encode("utf-8"))
 
 
 def _main() -> int:
     parser = argparse.ArgumentParser(prog="alaya serve run")
     parser.add_argument("--data-dir", required=True)
-    parser.add_argument("--idle-exit", type=float, required=True)
+    parser.add_argument("--idle-exit", type=float, help="minutes (default: serve.idle_exit_minutes)")
     args = parser.parse_args()
     os.umask(0o077)
     limit_malloc_arenas()  # before the libraries and the request threads start theirs

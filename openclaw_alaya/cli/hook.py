@@ -1,6 +1,7 @@
-"""`alaya hook session-start` and `alaya hook session-end`: the OpenClaw bridge's commands.
+"""`alaya hook session-start`, `alaya hook session-end` and `alaya hook tool NAME`: the OpenClaw
+bridge's commands.
 
-Both read one JSON object on stdin (the event the OpenClaw plugin in `hooks/` sends) and print
+All read one JSON object on stdin (the event the OpenClaw plugin in `hooks/` sends) and print
 one JSON object on stdout. Missing or null fields are tolerated; stdin that is not a JSON
 object is a user error (exit 1, one line), which the plugin logs before going on.
 
@@ -8,6 +9,8 @@ session-start: `{agentId, sessionKey, sessionId, prompt, messages, workspaceDir}
 `{"prependContext": "…"}`, or `{}` when there is nothing to say (no memory yet, budget 0)
 (bridge/inject.py). session-end: `{agentId, sessionKey, sessionId, reason, messages}` → the
 `session_end` hooks (bridge/capture.py), whose reports are merged into one JSON object.
+tool NAME: `{agentId, sessionKey, sessionId, params}` → `{"text": "…", "details": {…}}`, the
+plugin's agent tools memory_search, memory_get, memory_store and memory_forget (bridge/tools.py).
 """
 
 from __future__ import annotations
@@ -35,10 +38,16 @@ def add_commands(sub: Any, command: Any) -> None:
         description="Read {agentId, sessionKey, sessionId, reason, messages} on stdin; print a JSON report.",
     )
     end.set_defaults(handler=cmd_session_end)
+    tool = hook_sub.add_parser(
+        "tool", help="run one of the agent tools (memory_search, memory_get, memory_store, memory_forget)",
+        description="Read {agentId, sessionKey, sessionId, params} on stdin; print {\"text\": …, \"details\": {…}}.",
+    )
+    tool.add_argument("name", metavar="NAME", help="memory_search, memory_get, memory_store or memory_forget")
+    tool.set_defaults(handler=cmd_tool)
 
 
 def _usage(args: argparse.Namespace) -> int:
-    print("usage: alaya hook {session-start,session-end} < event.json", file=sys.stderr)
+    print("usage: alaya hook {session-start,session-end,tool NAME} < event.json", file=sys.stderr)
     return 2
 
 
@@ -89,6 +98,18 @@ def cmd_session_end(args: argparse.Namespace) -> int:
         if isinstance(result, dict):
             report.update(result)
     _emit(report)
+    return 0
+
+
+def cmd_tool(args: argparse.Namespace) -> int:
+    from ..bridge.tools import find_tool, run_tool
+    from ..ingest.repair import warn
+
+    find_tool(args.name)  # an unknown name fails before stdin is read
+    event, repaired = read_event(f"hook tool {args.name}")
+    if repaired:
+        warn(repaired)
+    _emit(run_tool(common.memory(args.data_dir), args.name, event))
     return 0
 
 

@@ -8,6 +8,7 @@ the commands that use them.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -277,6 +278,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 # --- parser ---------------------------------------------------------------------------------
 
 
+@functools.cache  # built once per process: the daemon (daemon.py) parses every request with it
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="alaya", description="Long-term memory for OpenClaw agents.")
     parser.add_argument("--version", action="version", version=f"alaya {__version__}")

@@ -10,7 +10,6 @@ import contextlib
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -21,16 +20,20 @@ from .wire import (
     INSTANCE_LOCK,
     LOG_FILE,
     PID_FILE,
+    current,
     daemon_argv,
+    instance_held,
     ping,
     remove_socket,
     request,
     socket_path,
+    spawn,
 )
 
 
 def add_commands(sub: Any, command: Any) -> None:
-    serve = command("serve", _usage, "resident daemon that answers session-start and recall fast", json_flag=False)
+    serve = command("serve", _usage, "resident daemon that answers the hooks, agent tools, recall, trace and get fast",
+                    json_flag=False)
     serve_sub = serve.add_subparsers(title="actions", metavar="ACTION")
     start = serve_sub.add_parser("start", help="start the daemon in the background and wait until it answers")
     start.add_argument("--idle-exit", type=float, metavar="MINUTES",
@@ -72,22 +75,20 @@ def _idle_minutes(root: Path, override: float | None) -> float:
 def cmd_start(args: argparse.Namespace) -> int:
     root = _root(args)
     running = ping(root)
+    if running and not current(running):  # left by an install of another version: replace it
+        request(root, {"op": "stop"}, timeout=5.0)
+        deadline = time.monotonic() + 30
+        while instance_held(root) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        running = ping(root)
     if running:
         print(f"alaya serve: already running for {root} (pid {running['pid']})")
         return 0
-    idle = _idle_minutes(root, args.idle_exit)
-    log = open(root / "state" / LOG_FILE, "ab")  # noqa: SIM115 - handed to the child
-    try:
-        proc = subprocess.Popen(
-            daemon_argv(root, idle),
-            stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True, close_fds=True,
-        )
-    finally:
-        log.close()
+    proc = spawn(root, _idle_minutes(root, args.idle_exit))
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         exited = proc.poll() is not None
-        if exited and not _daemon_alive(root):
+        if exited and not instance_held(root):
             raise AlayaError(f"alaya serve exited at start ({_last_line(root / 'state' / LOG_FILE)}); "
                              f"see {root / 'state' / LOG_FILE}")
         running = ping(root)
@@ -198,17 +199,6 @@ def _instance_lock(root: Path) -> Any:
     from filelock import FileLock
 
     return FileLock(str(root / "state" / INSTANCE_LOCK), timeout=0)
-
-
-def _daemon_alive(root: Path) -> bool:
-    """Whether a daemon of `root` runs (answering already, or still starting)."""
-    from filelock import Timeout
-
-    try:
-        with _instance_lock(root):
-            return False
-    except Timeout:
-        return True
 
 
 def _remove_stale(root: Path) -> None:

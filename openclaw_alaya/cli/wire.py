@@ -1,28 +1,42 @@
 """The daemon's socket and protocol, shared by its client (client.py), its commands (serve.py)
 and the daemon itself (daemon.py): one JSON request line in, one JSON reply out, over
-`<data dir>/serve.sock`. Stdlib only: a hook call must not pay for pydantic, Kuzu or LanceDB.
+`<data dir>/serve.sock`; and how a daemon is started in the background and waited for
+(`serve start`, and the client's autostart). Stdlib only: a hook call must not pay for
+pydantic, Kuzu or LanceDB.
+
+Every request carries the client's package version and every reply the daemon's: a daemon
+left running by an older (or newer) install answers a request of another version that it is
+stale and exits, so that code from before an upgrade never answers for long.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import socket
 import stat
 import struct
+import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
+from .. import __version__
 from ..errors import AlayaError
 
 SOCKET_NAME = "serve.sock"
 PID_FILE = "serve.pid"  # in state/
 LOG_FILE = "serve.log"  # in state/
 INSTANCE_LOCK = "serve.lock"  # in state/: held by the one daemon of a data directory
+START_LOCK = "serve-start.lock"  # in state/: held by the one client starting a daemon (autostart)
 PROTOCOL = 1
 CONNECT_TIMEOUT = float(os.environ.get("ALAYA_SERVE_CONNECT_TIMEOUT") or 0.25)  # seconds
 REPLY_TIMEOUT = float(os.environ.get("ALAYA_SERVE_TIMEOUT") or 120.0)  # seconds for the whole answer
+# seconds an autostarting client waits for the daemon to answer before it runs the call itself
+START_WAIT = float(os.environ.get("ALAYA_SERVE_START_WAIT") or 30.0)
+_POLL = 0.05  # seconds between looks at a starting daemon
 # what a status answer must hold to come from a daemon (serve status prints these)
 _STATUS_FIELDS = {"pid": int, "uptime_s": (int, float), "requests": int, "idle_exit_minutes": (int, float)}
 
@@ -85,7 +99,7 @@ def request(data_dir: Path, message: dict, *, connect_timeout: float | None = No
         if peer_uid(sock) != (os.getuid() if owner is None else owner):
             return None
         sock.settimeout(REPLY_TIMEOUT if timeout is None else timeout)
-        sock.sendall(json.dumps({"v": PROTOCOL, **message}).encode("utf-8") + b"\n")
+        sock.sendall(json.dumps({"v": PROTOCOL, "version": __version__, **message}).encode("utf-8") + b"\n")
         sock.shutdown(socket.SHUT_WR)
         chunks = []
         while True:
@@ -113,6 +127,89 @@ def ping(root: Path, timeout: float = 1.0) -> dict[str, Any] | None:
     return reply
 
 
-def daemon_argv(root: Path, idle_minutes: float) -> list[str]:
-    """The daemon's command line (`serve start`, `serve run`, its own restart)."""
-    return [sys.executable, "-m", "openclaw_alaya.cli.daemon", "--data-dir", str(root), "--idle-exit", str(idle_minutes)]
+def current(status: dict[str, Any] | None) -> bool:
+    """Whether a status answer comes from a daemon running this very version of the package."""
+    return status is not None and status.get("version") == __version__
+
+
+def daemon_argv(root: Path, idle_minutes: float | None) -> list[str]:
+    """The daemon's command line (`serve start`, `serve run`, autostart, its own restart);
+    without `idle_minutes` it reads serve.idle_exit_minutes itself."""
+    idle = [] if idle_minutes is None else ["--idle-exit", str(idle_minutes)]
+    return [sys.executable, "-m", "openclaw_alaya.cli.daemon", "--data-dir", str(root), *idle]
+
+
+def spawn(root: Path, idle_minutes: float | None) -> subprocess.Popen:
+    """Start a daemon in the background, in its own session (a hook's process group may be
+    killed when the hook times out), its output appended to `state/serve.log`."""
+    with open(root / "state" / LOG_FILE, "ab") as log:
+        return subprocess.Popen(daemon_argv(root, idle_minutes), stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                start_new_session=True, close_fds=True)
+
+
+def instance_held(root: Path) -> bool:
+    """Whether a daemon of `root` is alive (answering, or still warming up): it holds
+    `state/serve.lock` (a flock, as filelock takes it) for its whole life. The look takes the
+    lock for an instant; a daemon starting in that instant waits a little for it (daemon.py)."""
+    try:
+        fd = os.open(root / "state" / INSTANCE_LOCK, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return False
+
+
+def ensure_daemon(root: Path, wait: float = START_WAIT) -> bool:
+    """Whether a daemon of this version answers for `root`, starting one when none is alive
+    (autostart). One client at a time starts one (`state/serve-start.lock`); the others wait
+    for it to answer, and one that waited never starts another: when that start failed, they
+    run in process. A daemon that is still warming up is waited for, not raced; a start that
+    dies (its reason is in the serve log) or does not answer within `wait` seconds: False."""
+    deadline = time.monotonic() + wait
+    try:
+        guard = os.open(root / "state" / START_LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except OSError:
+        return False  # not an initialised data directory, or not ours to write
+    try:
+        waited = False
+        while True:
+            if current(ping(root)):
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            try:
+                fcntl.flock(guard, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                waited = True
+                time.sleep(_POLL)
+                continue
+            try:
+                return current(ping(root)) if waited else _start(root, deadline)
+            finally:
+                fcntl.flock(guard, fcntl.LOCK_UN)
+    finally:
+        os.close(guard)
+
+
+def _start(root: Path, deadline: float) -> bool:
+    """Start a daemon unless one is alive, then wait until one of this version answers. A
+    daemon of another version still answering is on its way out (it was told it is stale)."""
+    proc: subprocess.Popen | None = None
+    while time.monotonic() < deadline:
+        running = ping(root)
+        if current(running):
+            return True
+        if running is None and not instance_held(root):
+            if proc is None:
+                proc = spawn(root, None)
+            elif proc.poll() is not None:
+                return False  # ours died and no other daemon is alive
+        time.sleep(_POLL)
+    return False

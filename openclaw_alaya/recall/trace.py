@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..models import CardRecord, TraceResult, TraceSession
+from ..models import CardRecord, Session, TraceResult, TraceSession
 from ..store.raw import RawStore
 
 CONTEXT_TURNS = 2  # turns shown before and after each source turn
@@ -14,23 +14,26 @@ def build_trace(card: CardRecord, sessions: dict[str, dict[str, Any] | None], ra
     found = []
     for source in card.sources:
         session = raw.load(source.session_id)
-        if session is None:
-            continue
-        wanted = set(source.turn_ids)
-        positions = [i for i, turn in enumerate(session.turns) if turn.id in wanted]
-        around = sorted(
-            {j for i in positions for j in range(i - CONTEXT_TURNS, i + CONTEXT_TURNS + 1) if 0 <= j < len(session.turns)}
-        )
-        path = raw.find(source.session_id)
-        node = sessions.get(source.session_id) or {}
-        found.append(
-            TraceSession(
-                session_id=session.id,
-                path=str(path) if path else node.get("path") or "",
-                started_at=session.started_at,
-                turns=[session.turns[i] for i in positions],
-                context=[session.turns[i] for i in around],
-            )
-        )
+        if session is not None:
+            found.append(turns_in_place(session, source.turn_ids, raw, sessions.get(source.session_id)))
     return TraceResult(card_id=card.id, title=card.title, content=card.content, type=card.type, sessions=found,
                        forwarded_from=card.forwarded_from)
+
+
+def turns_in_place(session: Session, turn_ids: list[str], raw: RawStore,
+                   node: dict[str, Any] | None = None) -> TraceSession:
+    """The turns `turn_ids` of `session`, in session order, with CONTEXT_TURNS around each (a
+    card's sources, or one `session#turn` the memory_get tool asks for)."""
+    wanted = set(turn_ids)
+    positions = [i for i, turn in enumerate(session.turns) if turn.id in wanted]
+    around = sorted(
+        {j for i in positions for j in range(i - CONTEXT_TURNS, i + CONTEXT_TURNS + 1) if 0 <= j < len(session.turns)}
+    )
+    path = raw.find(session.id)
+    return TraceSession(
+        session_id=session.id,
+        path=str(path) if path else (node or {}).get("path") or "",
+        started_at=session.started_at,
+        turns=[session.turns[i] for i in positions],
+        context=[session.turns[i] for i in around],
+    )

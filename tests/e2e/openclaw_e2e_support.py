@@ -17,13 +17,35 @@ import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Union
 
 REPO = Path(__file__).resolve().parents[2]
 INSTALL_SCRIPT = REPO / "scripts" / "install-openclaw.sh"
 PLUGIN_ID = "openclaw-alaya"
 STUB_REPLY = "STUB-REPLY-OK"
 STUB_MODEL = "stub-model"
+
+# The README's OpenClaw commands, verbatim (run from a folder holding hooks/openclaw-alaya);
+# test_openclaw.py checks that the README shows every one of README_COMMANDS.
+README_INSTALL = "openclaw plugins install -l ./hooks/openclaw-alaya --force --accept-capabilities"
+README_ALLOW = "openclaw config set plugins.entries.openclaw-alaya.hooks.allowConversationAccess true"
+README_DATADIR = "openclaw config set plugins.entries.openclaw-alaya.config.dataDir '~/.alaya'"
+README_COMMAND = ("openclaw config set plugins.entries.openclaw-alaya.config.command "
+                  "'[\"uv\", \"run\", \"alaya\"]' --strict-json")
+README_SLOT = "openclaw config set plugins.slots.memory openclaw-alaya"
+README_INSPECT = "openclaw plugins inspect openclaw-alaya --runtime --json"
+README_UNINSTALL = "openclaw plugins uninstall openclaw-alaya --force"
+README_COMMANDS = [README_INSTALL, README_ALLOW, README_DATADIR, README_COMMAND, README_SLOT, README_INSPECT,
+                   README_UNINSTALL]
+
+
+def argv_of(command: str) -> list[str]:
+    """A README `openclaw …` command line as arguments for OpenClawHome.run."""
+    import shlex
+
+    parts = shlex.split(command)
+    assert parts[0] == "openclaw"
+    return parts[1:]
 
 
 def free_port() -> int:
@@ -45,17 +67,36 @@ def message_text(message: dict) -> str:
     return ""
 
 
+@dataclass
+class ToolCall:
+    """One function call the stub model makes (OpenAI `tool_calls` entry)."""
+
+    name: str
+    arguments: dict
+
+
+# What a script returns for one request: text, tool calls, or None for the default numbered reply.
+ScriptReply = Union[str, list, None]
+Script = Callable[[dict], ScriptReply]
+
+
 class StubModel:
     """OpenAI-compatible chat completions on 127.0.0.1:<free port>.
 
     Every request is recorded (path and parsed JSON body) in `self.requests`; POST
-    /v1/chat/completions answers `reply` as JSON, or as server-sent events when the body has
+    /v1/chat/completions answers as JSON, or as server-sent events when the body has
     `stream: true` (what OpenClaw sends), with a usage chunk when `stream_options.include_usage`.
-    The reply is `reply` followed by the request's number (" #3").
+
+    By default the reply is `reply` followed by the request's number (" #3"). A test that needs
+    the model to act sets `script` (see `scripted`): a callable that, given the request body,
+    returns a text reply, a list of ToolCall (streamed as `delta.tool_calls`, finish_reason
+    "tool_calls"), or None for the default reply.
     """
 
     def __init__(self, reply: str = STUB_REPLY):
         self.reply = reply
+        self.script: Script | None = None
+        self.script_errors: list[str] = []
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self.port = 0
@@ -104,18 +145,32 @@ class StubModel:
                 self._record(body)
                 if not self.path.rstrip("/").endswith("/chat/completions"):
                     return self._json(404, {"error": {"message": "stub implements chat/completions only"}})
+                try:
+                    scripted = stub.script(body) if stub.script else None
+                except Exception as e:  # a broken script must fail the test, not hang the turn
+                    stub.script_errors.append(f"{type(e).__name__}: {e}")
+                    return self._json(500, {"error": {"message": f"stub script failed: {e}"}})
+                calls = scripted if isinstance(scripted, list) else []
                 # Numbered, so no two answers are the same text (a real model rarely repeats itself
                 # word for word, and capture aligns histories on message text).
-                text = f"{stub.reply} #{stub.next_number()}"
+                text = scripted if isinstance(scripted, str) else (
+                    "" if calls else f"{stub.reply} #{stub.next_number()}")
                 cid = "chatcmpl-stub-%d" % int(time.time() * 1000)
+                call_ids = [f"call_stub_{stub.next_number()}_{i}" for i in range(len(calls))]
                 created = int(time.time())
                 model = body.get("model") or STUB_MODEL
                 usage = {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13}
+                finish = "tool_calls" if calls else "stop"
                 if not body.get("stream"):
+                    message = {"role": "assistant", "content": text or None}
+                    if calls:
+                        message["tool_calls"] = [
+                            {"id": cid_, "type": "function",
+                             "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
+                            for cid_, c in zip(call_ids, calls)]
                     return self._json(200, {
                         "id": cid, "object": "chat.completion", "created": created, "model": model,
-                        "choices": [{"index": 0, "finish_reason": "stop",
-                                     "message": {"role": "assistant", "content": text}}],
+                        "choices": [{"index": 0, "finish_reason": finish, "message": message}],
                         "usage": usage,
                     })
                 self.send_response(200)
@@ -133,10 +188,19 @@ class StubModel:
                           "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
 
                 chunk({"role": "assistant", "content": ""})
-                half = max(1, len(text) // 2)
-                chunk({"content": text[:half]})
-                chunk({"content": text[half:]})
-                chunk({}, "stop")
+                if text:
+                    half = max(1, len(text) // 2)
+                    chunk({"content": text[:half]})
+                    chunk({"content": text[half:]})
+                for i, (call_id, c) in enumerate(zip(call_ids, calls)):
+                    # Name first, then the arguments in two pieces, as OpenAI streams them.
+                    args = json.dumps(c.arguments)
+                    half = len(args) // 2
+                    chunk({"tool_calls": [{"index": i, "id": call_id, "type": "function",
+                                           "function": {"name": c.name, "arguments": ""}}]})
+                    chunk({"tool_calls": [{"index": i, "function": {"arguments": args[:half]}}]})
+                    chunk({"tool_calls": [{"index": i, "function": {"arguments": args[half:]}}]})
+                chunk({}, finish)
                 if (body.get("stream_options") or {}).get("include_usage"):
                     send({"id": cid, "object": "chat.completion.chunk", "created": created,
                           "model": model, "choices": [], "usage": usage})
@@ -178,6 +242,48 @@ class StubModel:
             if find_user_message(body, prompt) is not None:
                 return body
         return None
+
+    def requests_for(self, prompt: str) -> list[dict]:
+        """Every chat request of a turn (the first one and those carrying its tool results)."""
+        return [b for b in self.chat_requests() if find_user_message(b, prompt) is not None]
+
+    def scripted(self, script: Script) -> "ScriptedStub":
+        """`with stub.scripted(fn):` — answer with `fn` inside the block, the default reply after."""
+        return ScriptedStub(self, script)
+
+
+class ScriptedStub:
+    def __init__(self, stub: StubModel, script: Script):
+        self.stub, self.script = stub, script
+
+    def __enter__(self) -> StubModel:
+        self.stub.script = self.script
+        return self.stub
+
+    def __exit__(self, *exc) -> None:
+        self.stub.script = None
+
+
+def offered_tools(body: dict) -> list[str]:
+    """Names of the function tools offered to the model in a request."""
+    return [(t.get("function") or {}).get("name") or t.get("name", "") for t in body.get("tools") or []]
+
+
+def tool_results(body: dict) -> list[dict]:
+    """The tool results a request carries: {"id", "name", "arguments", "content"} per call, where
+    name/arguments come from the assistant message that made the call."""
+    calls = {}
+    for m in body.get("messages") or []:
+        for c in m.get("tool_calls") or []:
+            fn = c.get("function") or {}
+            calls[c.get("id")] = (fn.get("name"), fn.get("arguments"))
+    out = []
+    for m in body.get("messages") or []:
+        if m.get("role") == "tool":
+            name, args = calls.get(m.get("tool_call_id"), (None, None))
+            out.append({"id": m.get("tool_call_id"), "name": name, "arguments": args,
+                        "content": message_text(m)})
+    return out
 
 
 def find_user_message(body: dict, prompt: str) -> str | None:
@@ -304,6 +410,13 @@ class OpenClawHome:
         """One embedded agent turn (`openclaw agent --local`)."""
         return self.run("agent", "--local", "--session-id", session_id, "--message", message, **kw)
 
+    def close(self) -> None:
+        """Stop the stub model and the alaya daemon the plugin may have started for this home."""
+        alaya = getattr(self, "alaya", None)
+        if alaya is not None:
+            alaya.stop_daemon()
+        self.stub.stop()
+
 
 class Gateway:
     """`openclaw gateway run` on a loopback port, in its own process group."""
@@ -386,6 +499,27 @@ class Gateway:
         return p.returncode
 
 
+def plugin_home(openclaw_install: tuple[Path, Path], root: Path) -> OpenClawHome:
+    """An OpenClaw home (with its own stub model) where the plugin is installed and enabled with the
+    README's commands, and an initialised alaya data dir at ~/.alaya of that home (`home.alaya`).
+    `home.close()` stops the stub and any alaya daemon serving that data dir."""
+    node_bin, openclaw_bin = openclaw_install
+    stub = StubModel().start()
+    home = OpenClawHome(root=root, node_bin=node_bin, openclaw_bin=openclaw_bin, stub=stub)
+    # `alaya` first on PATH for OpenClaw (the plugin's default command), as after `uv tool install`.
+    home.env["PATH"] = f"{alaya_bin().parent}:{home.env['PATH']}"
+    home.write_base_config()
+    # A copy of the plugin, so the install/uninstall commands never touch the checkout.
+    shutil.copytree(REPO / "hooks" / "openclaw-alaya", root / "hooks" / "openclaw-alaya",
+                    ignore=shutil.ignore_patterns("test", "node_modules"))
+    home.setup_results = {}
+    for cmd in (README_INSTALL, README_ALLOW, README_DATADIR):
+        home.setup_results[cmd] = home.run(*argv_of(cmd), cwd=root)
+    home.alaya = Alaya(home.home / ".alaya", home.env)
+    home.alaya.run("init")
+    return home
+
+
 # --------------------------------------------------------------------------- alaya
 
 
@@ -403,6 +537,43 @@ def alaya_bin() -> Path:
     if not found:
         raise AssertionError("no `alaya` command next to the test interpreter or on PATH")
     return Path(found)
+
+
+class Alaya:
+    """The real alaya CLI on one data dir, for seeding and checking what OpenClaw stored."""
+
+    def __init__(self, data_dir: Path, env: dict):
+        self.bin = alaya_bin()
+        self.data_dir = data_dir
+        self.env = env
+
+    def run(self, *args: str, input: str | None = None, timeout: float = 120,
+            check: bool = True) -> subprocess.CompletedProcess:
+        p = subprocess.run([str(self.bin), "--data-dir", str(self.data_dir), *args], input=input,
+                           capture_output=True, text=True, env=self.env, timeout=timeout)
+        assert not check or p.returncode == 0, (
+            f"alaya {' '.join(args)} exited {p.returncode}:\n{p.stdout}\n{p.stderr}")
+        return p
+
+    def seed(self, user: str, assistant: str) -> None:
+        """Store one exchange as a past session of agent main (distilled into cards)."""
+        exchange = [{"role": "user", "content": user}, {"role": "assistant", "content": assistant}]
+        self.run("ingest", "--stdin", "--agent", "main", "--distill", input=json.dumps(exchange))
+
+    def recall(self, query: str) -> dict:
+        return json.loads(self.run("recall", query, "--json").stdout)
+
+    def knows(self, query: str, token: str) -> bool:
+        return token in json.dumps(self.recall(query))
+
+    def card_texts(self) -> str:
+        """Every stored card's title and content (alaya list), to check what was captured."""
+        cards = json.loads(self.run("list", "--json", "--limit", "1000").stdout)["cards"]
+        return "\n".join(f"{c['title']}\n{c['content']}" for c in cards)
+
+    def stop_daemon(self) -> None:
+        """`alaya serve stop` for this data dir (nothing to stop is fine)."""
+        self.run("serve", "stop", check=False, timeout=60)
 
 
 def write_recording_wrapper(path: Path, real: Path, log_dir: Path) -> Path:

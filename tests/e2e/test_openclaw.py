@@ -16,21 +16,22 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import subprocess
 import time
-from pathlib import Path
 
 import pytest
 from openclaw_e2e_support import (
     PLUGIN_ID,
+    README_COMMAND,
+    README_COMMANDS,
+    README_INSPECT,
+    README_UNINSTALL,
     REPO,
     STUB_REPLY,
     Gateway,
-    OpenClawHome,
-    StubModel,
     alaya_bin,
+    argv_of,
     find_user_message,
+    plugin_home,
     recorded_calls,
     system_text,
     wait_for,
@@ -38,16 +39,6 @@ from openclaw_e2e_support import (
 )
 
 pytestmark = pytest.mark.e2e
-
-# The README's OpenClaw commands, verbatim (run from a folder holding hooks/openclaw-alaya).
-README_INSTALL = "openclaw plugins install -l ./hooks/openclaw-alaya --force --accept-capabilities"
-README_ALLOW = "openclaw config set plugins.entries.openclaw-alaya.hooks.allowConversationAccess true"
-README_DATADIR = "openclaw config set plugins.entries.openclaw-alaya.config.dataDir '~/.alaya'"
-README_COMMAND = ("openclaw config set plugins.entries.openclaw-alaya.config.command "
-                  "'[\"uv\", \"run\", \"alaya\"]' --strict-json")
-README_INSPECT = "openclaw plugins inspect openclaw-alaya --runtime --json"
-README_UNINSTALL = "openclaw plugins uninstall openclaw-alaya --force"
-README_COMMANDS = [README_INSTALL, README_ALLOW, README_DATADIR, README_COMMAND, README_INSPECT, README_UNINSTALL]
 
 CAPTURE_WAIT_S = 45
 # Generous hard timeouts where alaya must succeed: a cold `alaya hook session-start` takes ~1.5 s of
@@ -71,14 +62,6 @@ TOKEN_GW2 = "ibis-3"
 PROMPT_GW3 = "What is my backup region called?"
 
 
-def argv_of(command: str) -> list[str]:
-    import shlex
-
-    parts = shlex.split(command)
-    assert parts[0] == "openclaw"
-    return parts[1:]
-
-
 def injected_region(body: dict, prompt: str) -> str:
     """What precedes the user's prompt in the current user message (OpenClaw's timestamp envelope
     plus whatever the plugin's prependContext put there)."""
@@ -92,48 +75,15 @@ def without_envelope(region: str) -> str:
     return re.sub(r"^\s*\[[^\]]*\]\s*", "", region).strip()
 
 
-class Alaya:
-    def __init__(self, data_dir: Path, env: dict):
-        self.bin = alaya_bin()
-        self.data_dir = data_dir
-        self.env = env
-
-    def run(self, *args: str, input: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
-        p = subprocess.run([str(self.bin), "--data-dir", str(self.data_dir), *args], input=input,
-                           capture_output=True, text=True, env=self.env, timeout=timeout)
-        assert p.returncode == 0, f"alaya {' '.join(args)} exited {p.returncode}:\n{p.stdout}\n{p.stderr}"
-        return p
-
-    def recall(self, query: str) -> dict:
-        return json.loads(self.run("recall", query, "--json").stdout)
-
-    def knows(self, query: str, token: str) -> bool:
-        return token in json.dumps(self.recall(query))
-
-
 # --------------------------------------------------------------------------- fixtures
 
 
 @pytest.fixture(scope="module")
 def oc(openclaw_install, tmp_path_factory):
     """OpenClaw home with the plugin installed and enabled through the README's commands."""
-    node_bin, openclaw_bin = openclaw_install
-    root = tmp_path_factory.mktemp("openclaw-e2e")
-    stub = StubModel().start()
-    home = OpenClawHome(root=root, node_bin=node_bin, openclaw_bin=openclaw_bin, stub=stub)
-    # `alaya` first on PATH for OpenClaw (the plugin's default command), as after `uv tool install`.
-    home.env["PATH"] = f"{alaya_bin().parent}:{home.env['PATH']}"
-    home.write_base_config()
-    # A copy of the plugin, so the install/uninstall commands never touch the checkout.
-    shutil.copytree(REPO / "hooks" / "openclaw-alaya", root / "hooks" / "openclaw-alaya",
-                    ignore=shutil.ignore_patterns("test", "node_modules"))
-    home.setup_results = {}
-    for cmd in (README_INSTALL, README_ALLOW, README_DATADIR):
-        home.setup_results[cmd] = home.run(*argv_of(cmd), cwd=root)
-    home.alaya = Alaya(home.home / ".alaya", home.env)
-    home.alaya.run("init")
+    home = plugin_home(openclaw_install, tmp_path_factory.mktemp("openclaw-e2e"))
     yield home
-    stub.stop()
+    home.close()
 
 
 @pytest.fixture
@@ -167,6 +117,10 @@ def test_plugin_is_installed_enabled_and_has_hook_access(oc):
     assert info["plugin"]["activated"] is True
     hooks = {h["name"] for h in info["typedHooks"]}
     assert {"before_prompt_build", "agent_end", "before_reset", "session_end", "before_compaction"} <= hooks
+    # What the README's "Verify" promises: a memory-slot plugin with its four tools and the daemon.
+    assert info["plugin"]["kind"] == "memory"
+    assert set(info["plugin"]["toolNames"]) == {"memory_search", "memory_get", "memory_store", "memory_forget"}
+    assert "openclaw-alaya-daemon" in info["services"]
     assert info["policy"]["allowConversationAccess"] is True
     blocked = [d for d in info["diagnostics"] if "blocked" in json.dumps(d)]
     assert not blocked, f"OpenClaw blocks the plugin's hooks: {blocked}"
@@ -185,9 +139,7 @@ def test_readme_command_key_takes_an_argv_array(oc):
 
 def test_a_first_turn_injects_stored_memory(oc, stub):
     oc.set_plugin_config(command=None, captureOn=None, **GENEROUS)
-    seed = [{"role": "user", "content": SEED_FACT},
-            {"role": "assistant", "content": "Noted: the pgbouncer host for billing is kestrel-42."}]
-    oc.alaya.run("ingest", "--stdin", "--agent", "main", "--distill", input=json.dumps(seed))
+    oc.alaya.seed(SEED_FACT, "Noted: the pgbouncer host for billing is kestrel-42.")
     expected = [n for n in oc.alaya.recall(PROMPT_A)["nodes"] if SEED_TOKEN in n["content"]]
     assert expected, "alaya recall does not find the seeded card; the test's seed is wrong"
     card = expected[0]

@@ -5,15 +5,22 @@ import { homedir } from "node:os";
 
 export const CAPTURE_HOOKS = ["agent_end", "before_reset", "session_end", "before_compaction"];
 
+// startTimeoutMs and toolTimeoutMs: one cold `alaya` (no daemon yet) took 1.1–1.8 s on an idle
+// 2-core machine, 4.5 s beside four CPU-bound processes and 6.0 s with a dropped page cache too;
+// 10 s covers that with room, and stays under OpenClaw's 15 s before_prompt_build handler budget
+// and Active Memory's 15 s recall budget (README: "Timeouts").
 export const DEFAULTS = Object.freeze({
   command: ["alaya"],
   dataDir: undefined,
-  startTimeoutMs: 4000,
+  startTimeoutMs: 10000,
   captureTimeoutMs: 8000,
+  toolTimeoutMs: 10000,
   budgetTokens: 1200,
+  refreshEveryTurns: 10,
   injectEnabled: true,
   captureEnabled: true,
   captureOn: CAPTURE_HOOKS,
+  daemon: true,
 });
 
 /** Split a command string like a (small) shell would: whitespace, '…', "…", backslash escapes. */
@@ -103,10 +110,13 @@ export function resolveConfig(raw, warn = () => {}) {
     dataDir: typeof cfg.dataDir === "string" && cfg.dataDir.trim() ? expandHome(cfg.dataDir.trim()) : undefined,
     startTimeoutMs: positiveInt(cfg.startTimeoutMs, DEFAULTS.startTimeoutMs, "startTimeoutMs", warn, { min: 100 }),
     captureTimeoutMs: positiveInt(cfg.captureTimeoutMs, DEFAULTS.captureTimeoutMs, "captureTimeoutMs", warn, { min: 100 }),
+    toolTimeoutMs: positiveInt(cfg.toolTimeoutMs, DEFAULTS.toolTimeoutMs, "toolTimeoutMs", warn, { min: 100 }),
     budgetTokens: positiveInt(cfg.budgetTokens, DEFAULTS.budgetTokens, "budgetTokens", warn, { min: 0 }),
+    refreshEveryTurns: positiveInt(cfg.refreshEveryTurns, DEFAULTS.refreshEveryTurns, "refreshEveryTurns", warn, { min: 0 }),
     injectEnabled: cfg.injectEnabled !== false,
     captureEnabled: cfg.captureEnabled !== false,
     captureOn: Object.freeze(captureOn),
+    daemon: cfg.daemon !== false,
   });
 }
 

@@ -1,39 +1,20 @@
-// The hook wiring. register(api) may run several times per process (OpenClaw 2026.9.6 calls it
-// once in "full" and twice in "discovery" mode, each with its own api object), so:
-//  - register() has no side effects beyond api.on(...) (no processes, timers or files);
+// The wiring: one registration of the plugin into one api object. register(api) may run several
+// times per process (see state.js), so:
 //  - the same api object is never wired twice (WeakSet);
-//  - if two registrations of this plugin both receive the same event, only the first handler
-//    runs alaya (a process-wide dedupe keyed on runId/session/event), so memory is injected
-//    once and a capture is not sent twice.
-import { resolveConfig, alayaArgv } from "./config.js";
-import { runCommand, parseJsonObject } from "./run.js";
+//  - the only process started here is the daemon, once per process and only in "full" mode;
+//  - if two registrations both receive the same event, only the first handler runs alaya
+//    (claim()), so memory is injected once and a capture is not sent twice.
+import { resolveConfig } from "./config.js";
+import { alayaCaller } from "./alaya.js";
+import { state, claim } from "./state.js";
+import { sanitizeMessages } from "./messages.js";
+import { registerInjection } from "./inject.js";
+import { registerTools } from "./tools.js";
+import { registerDaemon } from "./daemon.js";
+import { registerCapability } from "./capability.js";
+import { isHiddenRecallSession } from "./sessions.js";
 
 export const PLUGIN_ID = "openclaw-alaya";
-const DEDUPE_TTL_MS = 60_000;
-
-// Shared across module copies (a host may import the entry more than once).
-const STATE_KEY = Symbol.for("openclaw-alaya.plugin-state");
-function state() {
-  if (!globalThis[STATE_KEY]) {
-    globalThis[STATE_KEY] = { apis: new WeakSet(), recent: new Map(), queues: new Map(), injectedSessions: new Set() };
-  }
-  return globalThis[STATE_KEY];
-}
-
-/** Test helper: forget dedupe/queue state. */
-export function _resetState() {
-  delete globalThis[STATE_KEY];
-}
-
-/** True once per key within DEDUPE_TTL_MS, process-wide. */
-function claim(key) {
-  const { recent } = state();
-  const now = Date.now();
-  for (const [k, t] of recent) if (now - t > DEDUPE_TTL_MS) recent.delete(k);
-  if (recent.has(key)) return false;
-  recent.set(key, now);
-  return true;
-}
 
 function makeLog(logger) {
   const emit = (level, msg) => {
@@ -52,29 +33,6 @@ function makeLog(logger) {
     warn: (m) => emit("warn", m),
     error: (m) => emit("error", m),
   };
-}
-
-/** First turn of a session: no earlier user/assistant message in the history. */
-export function isFirstTurn(messages) {
-  if (!Array.isArray(messages)) return undefined; // unknown
-  return !messages.some((m) => m && (m.role === "user" || m.role === "assistant"));
-}
-
-// Images are kept as a marker only: base64 payloads can be megabytes and alaya stores text.
-function stripBlock(block) {
-  if (block && typeof block === "object" && block.type === "image") {
-    const { data, source, ...rest } = block;
-    return { ...rest, omitted: true };
-  }
-  return block;
-}
-
-/** Messages as sent to alaya: OpenClaw message objects, minus binary image data. */
-export function sanitizeMessages(messages) {
-  if (!Array.isArray(messages)) return [];
-  return messages
-    .filter((m) => m && typeof m === "object")
-    .map((m) => (Array.isArray(m.content) ? { ...m, content: m.content.map(stripBlock) } : m));
 }
 
 function captureReason(hookName, event) {
@@ -107,7 +65,8 @@ function enqueue(sessionKey, job) {
 
 /**
  * Wire the plugin into one api object. Returns false when nothing was registered.
- * @param {object} api OpenClaw plugin api (on, pluginConfig, logger, runtime, registrationMode)
+ * @param {object} api OpenClaw plugin api (on, registerTool, registerService,
+ *   registerMemoryCapability, pluginConfig, logger, runtime, registrationMode)
  */
 export function registerAlaya(api) {
   if (!api || typeof api.on !== "function") return false;
@@ -117,60 +76,12 @@ export function registerAlaya(api) {
 
   const log = makeLog(api.logger);
   const cfg = resolveConfig(api.pluginConfig, log.warn);
-  const runtimeRun = (...args) => {
-    const fn = api.runtime?.system?.runCommandWithTimeout;
-    if (typeof fn !== "function") throw new Error("no runtime runner");
-    return fn.apply(api.runtime.system, args);
-  };
-  const hasRuntime = () => typeof api.runtime?.system?.runCommandWithTimeout === "function";
+  const call = alayaCaller(api, cfg);
 
-  async function callAlaya(args, payload, timeoutMs) {
-    const argv = alayaArgv(cfg, args);
-    const res = await runCommand(argv, {
-      input: JSON.stringify(payload),
-      timeoutMs,
-      runtimeRun: hasRuntime() ? runtimeRun : undefined,
-    });
-    if (!res.ok) throw new Error(res.error);
-    return parseJsonObject(res.stdout);
-  }
-
-  if (cfg.injectEnabled) {
-    api.on("before_prompt_build", async (event, ctx) => {
-      try {
-        const c = ctx ?? {};
-        const first = isFirstTurn(event?.messages);
-        if (first === false) return undefined;
-        const sessionTag = `${c.agentId ?? ""}|${c.sessionKey ?? ""}|${c.sessionId ?? ""}`;
-        if (first === undefined) {
-          // No history in the event (older hosts): inject once per session and process.
-          if (st.injectedSessions.has(sessionTag)) return undefined;
-          st.injectedSessions.add(sessionTag);
-        }
-        if (!claim(`inject|${c.runId ?? ""}|${sessionTag}|${event?.prompt ?? ""}`)) return undefined;
-        const payload = {
-          agentId: c.agentId,
-          sessionKey: c.sessionKey,
-          sessionId: c.sessionId,
-          prompt: typeof event?.prompt === "string" ? event.prompt : "",
-          messages: sanitizeMessages(event?.messages),
-          workspaceDir: c.workspaceDir,
-        };
-        const started = Date.now();
-        const out = await callAlaya(
-          ["hook", "session-start", "--budget", String(cfg.budgetTokens)],
-          payload,
-          cfg.startTimeoutMs,
-        );
-        const text = typeof out.prependContext === "string" ? out.prependContext : "";
-        log.debug(`session-start for ${c.sessionKey ?? "?"}: ${text.length} chars in ${Date.now() - started} ms`);
-        return text.trim() ? { prependContext: text } : undefined;
-      } catch (err) {
-        log.warn(`memory injection skipped: ${err?.message ?? err}`);
-        return undefined;
-      }
-    });
-  }
+  registerCapability(api);
+  registerTools(api, cfg, call, log);
+  registerDaemon(api, cfg, log);
+  if (cfg.injectEnabled) registerInjection(api, cfg, call, log);
 
   if (cfg.captureEnabled) {
     for (const hookName of cfg.captureOn) {
@@ -193,6 +104,7 @@ export function registerAlaya(api) {
         log.warn(`${hookName}: no sessionId/sessionKey in the hook context; capture skipped`);
         return undefined;
       }
+      if (isHiddenRecallSession({ sessionKey, sessionId })) return undefined;
       const last = messages[messages.length - 1];
       const key = `capture|${hookName}|${c.runId ?? event?.runId ?? ""}|${sessionKey ?? ""}|${sessionId ?? ""}|${messages.length}|${last?.timestamp ?? ""}|${event?.reason ?? ""}`;
       if (!claim(key)) return undefined;
@@ -205,7 +117,7 @@ export function registerAlaya(api) {
       };
       return enqueue(sessionKey ?? sessionId, async () => {
         try {
-          const out = await callAlaya(["hook", "session-end"], payload, cfg.captureTimeoutMs);
+          const out = await call(["hook", "session-end"], payload, cfg.captureTimeoutMs);
           log.debug(`${hookName} captured ${sessionId ?? sessionKey}: ${JSON.stringify(out).slice(0, 200)}`);
         } catch (err) {
           log.warn(`${hookName} capture failed: ${err?.message ?? err}`);

@@ -14,9 +14,9 @@ import { spawn } from "node:child_process";
 const KILL_GRACE_MS = 500;
 const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
 // Extra time we give OpenClaw's runner to report its own timeout before we stop waiting.
-const RUNTIME_SLACK_MS = 2000;
+export const RUNTIME_SLACK_MS = 2000;
 
-function firstLine(text) {
+export function lastLine(text) {
   const line = String(text ?? "").trim().split(/\r?\n/).filter(Boolean).pop();
   return line ? line.slice(0, 500) : "";
 }
@@ -29,7 +29,7 @@ function describeFailure(argv, res) {
       ? `command not found: ${cmd} (set plugins.entries.openclaw-alaya.config.command)`
       : `cannot run ${cmd}: ${res.spawnError.message}`;
   }
-  const tail = firstLine(res.stderr);
+  const tail = lastLine(res.stderr);
   if (res.signal) return `${cmd} killed by ${res.signal}${tail ? `: ${tail}` : ""}`;
   return `${cmd} exited with code ${res.code}${tail ? `: ${tail}` : ""}`;
 }
@@ -39,8 +39,12 @@ function finish(argv, res) {
   return { ...res, ok, error: ok ? undefined : describeFailure(argv, res) };
 }
 
-/** Spawn-based runner with a hard timeout that kills the whole process group. */
-export function spawnWithTimeout(argv, { input = "", timeoutMs, env, cwd } = {}) {
+/**
+ * Spawn-based runner with a hard timeout that kills the whole process group.
+ * `unref`: the child, its pipes and the timer do not keep Node alive (fire-and-forget work that
+ * must not hold up the exit of a one-shot `openclaw agent --local`).
+ */
+export function spawnWithTimeout(argv, { input = "", timeoutMs, env, cwd, unref = false } = {}) {
   return new Promise((resolve) => {
     let child;
     const detached = process.platform !== "win32";
@@ -104,6 +108,12 @@ export function spawnWithTimeout(argv, { input = "", timeoutMs, env, cwd } = {})
       /* EPIPE when the child exits without reading stdin: reported through the exit code */
     });
     child.stdin.end(input);
+    if (unref) {
+      child.unref();
+      child.stdout.unref?.();
+      child.stderr.unref?.();
+      timer.unref?.();
+    }
   });
 }
 

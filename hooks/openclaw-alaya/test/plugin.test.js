@@ -1,20 +1,28 @@
-import { test, beforeEach } from "node:test";
+import { test, beforeEach, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 
 import plugin from "../index.js";
-import { _resetState, isFirstTurn, sanitizeMessages } from "../lib/plugin.js";
+import { _resetState } from "../lib/state.js";
+import { isFirstTurn, sanitizeMessages } from "../lib/messages.js";
 import { resolveConfig, splitCommand, alayaArgv } from "../lib/config.js";
+import { TOOL_NAMES } from "../lib/tools.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const FAKE = join(here, "fixtures", "fake-alaya.sh");
 
+const tmpDirs = [];
 function tmp() {
-  return mkdtempSync(join(tmpdir(), "alaya-plugin-test-"));
+  const dir = mkdtempSync(join(tmpdir(), "alaya-plugin-test-"));
+  tmpDirs.push(dir);
+  return dir;
 }
+after(() => {
+  for (const dir of tmpDirs) rmSync(dir, { recursive: true, force: true });
+});
 
 /** Calls recorded by the fake alaya, oldest first: [{argv: [...], stdin: {...}}]. */
 function calls(logdir) {
@@ -25,12 +33,18 @@ function calls(logdir) {
       const base = f.slice(0, -".argv".length);
       const argv = readFileSync(join(logdir, f), "utf8").split("\n").filter(Boolean);
       const raw = readFileSync(join(logdir, `${base}.stdin`), "utf8");
-      return { argv, stdin: JSON.parse(raw) };
+      return { argv, stdin: raw ? JSON.parse(raw) : null };
     });
 }
 
+/** A fake OpenClaw api. The daemon is off unless a test turns it on: its register-time
+ * `serve start` would otherwise show up among every test's recorded calls. */
 function fakeApi({ config, runtime, registrationMode = "full" } = {}) {
   const hooks = new Map();
+  const hookOptions = new Map();
+  const tools = [];
+  const services = [];
+  const capabilities = [];
   const logs = [];
   const logger = {
     debug: (m) => logs.push(["debug", m]),
@@ -41,15 +55,25 @@ function fakeApi({ config, runtime, registrationMode = "full" } = {}) {
   const api = {
     id: "openclaw-alaya",
     registrationMode,
-    pluginConfig: config,
+    pluginConfig: { daemon: false, ...config },
     logger,
     runtime,
-    on(name, handler) {
+    on(name, handler, opts) {
       if (!hooks.has(name)) hooks.set(name, []);
       hooks.get(name).push(handler);
+      hookOptions.set(name, opts);
+    },
+    registerTool(factory, opts) {
+      tools.push({ factory, opts });
+    },
+    registerService(service) {
+      services.push(service);
+    },
+    registerMemoryCapability(capability) {
+      capabilities.push(capability);
     },
   };
-  return { api, hooks, logs };
+  return { api, hooks, hookOptions, tools, services, capabilities, logs };
 }
 
 /** Fire a hook like OpenClaw does: every registered handler, results collected. */
@@ -99,12 +123,12 @@ test("first turn: runs session-start with the event on stdin and returns prepend
   assert.deepEqual(warnings(logs), []);
 });
 
-test("non-first turn: nothing is run", async () => {
+test("later turn with the first turn's block still in the history: nothing is run", async () => {
   const logdir = tmp();
   const { api, hooks } = fakeApi({ config: { command: ["bash", FAKE, "ok", logdir] } });
   plugin.register(api);
   const history = [
-    { role: "user", content: "earlier" },
+    { role: "user", content: [{ type: "text", text: '<alaya-memory untrusted="true">\nold\n</alaya-memory>\n\nearlier' }] },
     { role: "assistant", content: [{ type: "text", text: "reply" }] },
   ];
   const [res] = await fire(hooks, "before_prompt_build", { prompt: "again", messages: history }, CTX);
@@ -174,7 +198,7 @@ test("capture: before_compaction without messages is skipped; captureOn limits h
   assert.equal(calls(logdir).length, 0);
 });
 
-test("injectEnabled/captureEnabled false register nothing", () => {
+test("injectEnabled/captureEnabled false register no hooks", () => {
   const { api, hooks } = fakeApi({ config: { injectEnabled: false, captureEnabled: false } });
   plugin.register(api);
   assert.equal(hooks.size, 0);
@@ -294,7 +318,7 @@ test("runtime runner: runCommandWithTimeout(argv, {timeoutMs, input}) is used, s
   assert.deepEqual(res, { prependContext: "RT" });
   assert.equal(seen.length, 1);
   assert.deepEqual(seen[0].argv, ["uv", "run", "alaya", "hook", "session-start", "--budget", "1200"]);
-  assert.equal(seen[0].opts.timeoutMs, 4000);
+  assert.equal(seen[0].opts.timeoutMs, 10000);
   assert.equal(typeof seen[0].opts.input, "string");
   assert.equal(JSON.parse(seen[0].opts.input).prompt, "q");
   await fire(hooks, "agent_end", { messages: [{ role: "user", content: "q" }] }, CTX);
@@ -335,8 +359,12 @@ test("runtime runner: timeout result, rejection and a hung runner all let the tu
 test("config: defaults, string commands, invalid values fall back", () => {
   const d = resolveConfig(undefined);
   assert.deepEqual([...d.command], ["alaya"]);
-  assert.equal(d.startTimeoutMs, 4000);
+  assert.equal(d.startTimeoutMs, 10000);
   assert.equal(d.captureTimeoutMs, 8000);
+  assert.equal(d.toolTimeoutMs, 10000);
+  assert.equal(d.refreshEveryTurns, 10);
+  assert.equal(d.daemon, true);
+  assert.equal(resolveConfig({ refreshEveryTurns: 0 }).refreshEveryTurns, 0);
   assert.equal(d.budgetTokens, 1200);
   assert.equal(d.injectEnabled, true);
   assert.equal(d.captureEnabled, true);
@@ -345,7 +373,7 @@ test("config: defaults, string commands, invalid values fall back", () => {
   const w = [];
   const bad = resolveConfig({ command: [], startTimeoutMs: -5, budgetTokens: "many" }, (m) => w.push(m));
   assert.deepEqual([...bad.command], ["alaya"]);
-  assert.equal(bad.startTimeoutMs, 4000);
+  assert.equal(bad.startTimeoutMs, 10000);
   assert.equal(bad.budgetTokens, 1200);
   assert.equal(w.length, 3);
   assert.deepEqual(alayaArgv(resolveConfig({ dataDir: "/d" }), ["status"]), ["alaya", "--data-dir", "/d", "status"]);
@@ -356,17 +384,283 @@ test("manifest and package.json agree with the code", () => {
   const manifest = JSON.parse(readFileSync(join(here, "..", "openclaw.plugin.json"), "utf8"));
   const pkg = JSON.parse(readFileSync(join(here, "..", "package.json"), "utf8"));
   assert.equal(manifest.id, plugin.id);
+  assert.equal(manifest.kind, "memory");
   assert.equal(pkg.type, "module");
   assert.deepEqual(pkg.openclaw.extensions, ["./index.js"]);
+  assert.match(pkg.openclaw.compat.pluginApi, /^>=2026\.9\.6$/);
+  assert.ok(pkg.files.includes("skills/"), "package.json files must ship the skill");
   assert.equal(manifest.activation.onStartup, true);
+  assert.deepEqual(manifest.skills, ["skills"]);
+  assert.ok(readFileSync(join(here, "..", "skills", "alaya", "SKILL.md"), "utf8").startsWith("---\nname: alaya\n"));
   const props = manifest.configSchema.properties;
-  for (const k of ["command", "dataDir", "startTimeoutMs", "captureTimeoutMs", "budgetTokens", "injectEnabled", "captureEnabled", "captureOn"]) {
-    assert.ok(props[k], `configSchema lacks ${k}`);
-  }
   const d = resolveConfig({});
+  assert.deepEqual(Object.keys(props).sort(), Object.keys(d).sort(), "configSchema keys = resolved config keys");
+  for (const k of Object.keys(props)) {
+    const hint = manifest.uiHints[k];
+    assert.ok(hint?.label && hint?.help, `uiHints.${k} needs a label and help`);
+  }
+  assert.deepEqual(Object.keys(manifest.uiHints).sort(), Object.keys(props).sort());
   assert.deepEqual(props.command.default, [...d.command]);
-  assert.equal(props.startTimeoutMs.default, d.startTimeoutMs);
-  assert.equal(props.captureTimeoutMs.default, d.captureTimeoutMs);
-  assert.equal(props.budgetTokens.default, d.budgetTokens);
+  for (const k of ["startTimeoutMs", "captureTimeoutMs", "toolTimeoutMs", "budgetTokens", "refreshEveryTurns", "daemon"]) {
+    assert.equal(props[k].default, d[k], `configSchema ${k} default`);
+  }
   assert.equal(manifest.configSchema.additionalProperties, false);
+  // contracts.tools must equal what register() registers (OpenClaw rejects a mismatch).
+  const { api, tools } = fakeApi();
+  plugin.register(api);
+  assert.deepEqual(tools.map((t) => t.opts.name), manifest.contracts.tools);
+  assert.deepEqual(manifest.contracts.tools, [...TOOL_NAMES]);
+});
+
+// ----------------------------------------------------------------------------- agent tools
+
+/** The concrete tool a run gets: OpenClaw calls the registered factory with the tool context. */
+function toolFrom(tools, name, ctx = CTX) {
+  const entry = tools.find((t) => t.opts.name === name);
+  assert.ok(entry, `tool ${name} registered`);
+  return entry.factory(ctx);
+}
+
+test("tools: each runs `alaya hook tool NAME` with {agentId, sessionKey, sessionId, params}; search and get are direct-only", async () => {
+  const logdir = tmp();
+  const { api, tools, logs } = fakeApi({ config: { command: ["bash", FAKE, "ok", logdir], dataDir: "/d" } });
+  plugin.register(api);
+  const cases = {
+    memory_search: [{ query: "deploy", concepts: ["arm64"], relations: ["CAUSED_BY"], depth: 2, from_nodes: ["c1"], budget: 800, maxResults: 5, since: "7d", until: "last week", corpus: "all", minScore: 0.2 },
+      { query: "deploy", concepts: ["arm64"], relations: ["CAUSED_BY"], depth: 2, from_nodes: ["c1"], budget: 800, maxResults: 5, since: "7d", until: "last week" }],
+    memory_get: [{ path: "sess#3", from: 1 }, { path: "sess#3" }],
+    memory_store: [{ text: "metric units", type: "preference", tags: ["units"], subjects: ["user"], importance: 0.8 },
+      { text: "metric units", type: "preference", tags: ["units"], subjects: ["user"], importance: 0.8 }],
+    memory_forget: [{ query: "units" }, { query: "units" }],
+  };
+  for (const [name, [sent, forwarded]] of Object.entries(cases)) {
+    const tool = toolFrom(tools, name);
+    assert.equal(tool.name, name);
+    assert.equal(tool.parameters.type, "object");
+    assert.equal(tool.catalogMode, name === "memory_search" || name === "memory_get" ? "direct-only" : undefined);
+    const res = await tool.execute("call-1", sent);
+    assert.deepEqual(res, { content: [{ type: "text", text: `TEXT ${name}` }], details: { tool: name } });
+    const last = calls(logdir).pop();
+    assert.deepEqual(last.argv, ["--data-dir", "/d", "hook", "tool", name]);
+    assert.deepEqual(last.stdin, { agentId: "main", sessionKey: "agent:main:explicit:t1", sessionId: "t1", params: forwarded });
+  }
+  assert.deepEqual(toolFrom(tools, "memory_store").parameters.required, ["text"]);
+  assert.equal(toolFrom(tools, "memory_search").parameters.required, undefined, "a plain search needs only query");
+  assert.deepEqual(warnings(logs), []);
+});
+
+test("tools: output without text is shown as JSON; a failing CLI's one-line error is the rejected message", async () => {
+  const { api, tools, logs } = fakeApi({ config: { command: ["bash", FAKE, "empty", tmp()] } });
+  plugin.register(api);
+  assert.deepEqual(await toolFrom(tools, "memory_get").execute("c", { ids: ["x"] }), { content: [{ type: "text", text: "{}" }], details: {} });
+
+  const failing = fakeApi({ config: { command: ["bash", FAKE, "fail", tmp()] } });
+  plugin.register(failing.api);
+  // Rejecting is OpenClaw's failure path for a tool: the agent loop turns it into an isError
+  // result with this text. It must be the CLI's own line, not a stack or a wrapper's words.
+  await assert.rejects(toolFrom(failing.tools, "memory_search").execute("c", { query: "q" }), {
+    message: "alaya: error: data directory is locked",
+  });
+  assert.match(warnings(failing.logs)[0], /memory_search failed: bash exited with code 1/);
+
+  const missing = fakeApi({ config: { command: ["/nonexistent/alaya-xyz"], toolTimeoutMs: 300 } });
+  plugin.register(missing.api);
+  await assert.rejects(toolFrom(missing.tools, "memory_forget").execute("c", { ids: ["a"] }), /command not found/);
+  const slow = fakeApi({ config: { command: ["bash", FAKE, "sleep", tmp()], toolTimeoutMs: 300 } });
+  plugin.register(slow.api);
+  await assert.rejects(toolFrom(slow.tools, "memory_store").execute("c", { text: "x" }), /timed out after 300 ms/);
+  assert.deepEqual(warnings(logs), []);
+});
+
+test("tools: a factory call without a context still builds the tool", async () => {
+  const logdir = tmp();
+  const { api, tools } = fakeApi({ config: { command: ["bash", FAKE, "ok", logdir] } });
+  plugin.register(api);
+  await tools.find((t) => t.opts.name === "memory_search").factory(undefined).execute("c", { query: "q" });
+  assert.deepEqual(calls(logdir)[0].stdin, { params: { query: "q" } });
+});
+
+// ---------------------------------------------------------------- memory capability, hook budget
+
+test("registerMemoryCapability: a prompt section naming only the tools the run has; no runtime", () => {
+  const { api, capabilities, hookOptions } = fakeApi();
+  plugin.register(api);
+  assert.equal(capabilities.length, 1);
+  const [cap] = capabilities;
+  assert.equal(cap.runtime, undefined);
+  assert.deepEqual(cap.promptBuilder({ availableTools: new Set(["exec"]) }), []);
+  const lines = cap.promptBuilder({ availableTools: new Set(["memory_search", "memory_get"]) }).join("\n");
+  assert.match(lines, /## Memory Recall/);
+  assert.match(lines, /memory_search/);
+  assert.match(lines, /memory_get/);
+  assert.doesNotMatch(lines, /memory_store|memory_forget/);
+  // OpenClaw's handler budget covers our own timeout plus the runner's slack.
+  assert.equal(hookOptions.get("before_prompt_build").timeoutMs, 13000);
+});
+
+// --------------------------------------------------------------------------------- the daemon
+
+async function waitFor(predicate, ms = 5000) {
+  const t0 = Date.now();
+  while (!predicate()) {
+    if (Date.now() - t0 > ms) return false;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return true;
+}
+
+test("daemon: the service starts `alaya serve start` and stops with `alaya serve stop`", async () => {
+  const logdir = tmp();
+  const { api, services } = fakeApi({ config: { command: ["bash", FAKE, "ok", logdir], dataDir: "/d", daemon: true }, registrationMode: "discovery" });
+  plugin.register(api);
+  assert.equal(services.length, 1);
+  const [svc] = services;
+  assert.equal(svc.id, "openclaw-alaya-daemon");
+  assert.equal(calls(logdir).length, 0, "discovery mode starts nothing");
+  assert.equal(svc.start({}), undefined, "start does not make the Gateway wait");
+  assert.ok(await waitFor(() => calls(logdir).length === 1));
+  assert.deepEqual(calls(logdir)[0].argv, ["--data-dir", "/d", "serve", "start"]);
+  await svc.stop({});
+  assert.deepEqual(calls(logdir).map((c) => c.argv.slice(-2)), [["serve", "start"], ["serve", "stop"]]);
+  svc.start({}); // started again after a stop (a Gateway restart in the same process)
+  assert.ok(await waitFor(() => calls(logdir).length === 3));
+});
+
+test("daemon: register in full mode starts it once per process; discovery and daemon:false never", async () => {
+  const logdir = tmp();
+  const config = { command: ["bash", FAKE, "ok", logdir], daemon: true };
+  for (const mode of ["discovery", "tool-discovery", "cli-metadata"]) plugin.register(fakeApi({ config, registrationMode: mode }).api);
+  const off = fakeApi({ config: { ...config, daemon: false } });
+  plugin.register(off.api);
+  assert.equal(off.services.length, 0);
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(calls(logdir).length, 0);
+  const full = fakeApi({ config });
+  plugin.register(full.api);
+  plugin.register(fakeApi({ config }).api); // a second full registration in the same process
+  full.services[0].start({}); // and the Gateway's service start
+  assert.ok(await waitFor(() => calls(logdir).length >= 1));
+  await new Promise((r) => setTimeout(r, 300));
+  assert.deepEqual(calls(logdir).map((c) => c.argv), [["serve", "start"]]);
+});
+
+test("daemon: a failing start is a warning, never a throw", async () => {
+  const { api, logs } = fakeApi({ config: { command: ["/nonexistent/alaya-xyz"], daemon: true } });
+  assert.doesNotThrow(() => plugin.register(api));
+  assert.ok(await waitFor(() => warnings(logs).length === 1));
+  assert.match(warnings(logs)[0], /alaya daemon not started: command not found/);
+});
+
+// ------------------------------------------------------------------ re-injection after compaction
+
+const COMPACTED = [
+  { role: "user", content: "summary of the earlier conversation" },
+  { role: "assistant", content: [{ type: "text", text: "ok" }] },
+];
+const turn = (n, messages = COMPACTED) => [{ prompt: `turn ${n}`, messages }, { ...CTX, runId: `run-${n}` }];
+
+test("after compaction: session-start runs again; the block comes back as system context, cached", async () => {
+  const logdir = tmp();
+  const { api, hooks } = fakeApi({ config: { command: ["bash", FAKE, "ok", logdir] } });
+  plugin.register(api);
+  const [r1] = await fire(hooks, "before_prompt_build", ...turn(1));
+  assert.deepEqual(r1, { appendSystemContext: "MEMORY-BLOCK" });
+  const [call] = calls(logdir);
+  assert.deepEqual(call.argv, ["hook", "session-start", "--budget", "1200"]);
+  assert.equal(call.stdin.prompt, "turn 1");
+  assert.equal(call.stdin.messages.length, 2);
+  for (const n of [2, 3, 4]) {
+    const [r] = await fire(hooks, "before_prompt_build", ...turn(n));
+    assert.deepEqual(r, { appendSystemContext: "MEMORY-BLOCK" });
+  }
+  assert.equal(calls(logdir).length, 1, "cached turns run nothing");
+});
+
+test("after compaction: refreshed every refreshEveryTurns turns, replaced only when the text changed", async () => {
+  const logdir = tmp();
+  const { api, hooks } = fakeApi({ config: { command: ["bash", FAKE, "ok", logdir], refreshEveryTurns: 2 } });
+  plugin.register(api);
+  const results = [];
+  const fireTurn = async (n) => results.push((await fire(hooks, "before_prompt_build", ...turn(n)))[0]?.appendSystemContext);
+  await fireTurn(1); // fetched
+  await fireTurn(2); // cached
+  await fireTurn(3); // refreshed: same text
+  writeFileSync(join(logdir, "block"), "NEW-BLOCK");
+  await fireTurn(4); // cached
+  await fireTurn(5); // refreshed: changed
+  await fireTurn(6); // cached
+  assert.deepEqual(results, ["MEMORY-BLOCK", "MEMORY-BLOCK", "MEMORY-BLOCK", "MEMORY-BLOCK", "NEW-BLOCK", "NEW-BLOCK"]);
+  assert.equal(calls(logdir).length, 3);
+});
+
+test("after compaction: refreshEveryTurns 0 never refreshes; a failed refresh keeps the block", async () => {
+  const logdir = tmp();
+  const never = fakeApi({ config: { command: ["bash", FAKE, "ok", logdir], refreshEveryTurns: 0 } });
+  plugin.register(never.api);
+  for (const n of [1, 2, 3, 4, 5]) await fire(never.hooks, "before_prompt_build", ...turn(n));
+  assert.equal(calls(logdir).length, 1);
+
+  _resetState();
+  const flaky = tmp();
+  const { api, hooks, logs } = fakeApi({ config: { command: ["bash", FAKE, "ok", flaky], refreshEveryTurns: 1 } });
+  plugin.register(api);
+  await fire(hooks, "before_prompt_build", ...turn(1));
+  writeFileSync(join(flaky, "block"), 'broken"json'); // the next session-start prints bad JSON
+  const [r] = await fire(hooks, "before_prompt_build", ...turn(2));
+  assert.deepEqual(r, { appendSystemContext: "MEMORY-BLOCK" });
+  assert.match(warnings(logs)[0], /memory refresh skipped/);
+});
+
+test("after compaction: a new session under the same key starts over with prependContext", async () => {
+  const logdir = tmp();
+  const { api, hooks } = fakeApi({ config: { command: ["bash", FAKE, "ok", logdir] } });
+  plugin.register(api);
+  await fire(hooks, "before_prompt_build", ...turn(1));
+  writeFileSync(join(logdir, "block"), "FRESH");
+  const [first] = await fire(hooks, "before_prompt_build", { prompt: "new", messages: [] }, { ...CTX, runId: "r-new", sessionId: "t2" });
+  assert.deepEqual(first, { prependContext: "FRESH" });
+  const [later] = await fire(hooks, "before_prompt_build", ...turn(9));
+  assert.deepEqual(later, { appendSystemContext: "FRESH" }, "the old session's cached block is gone");
+  assert.equal(calls(logdir).length, 2, "the new session's first-turn block is reused");
+});
+
+test("second turn with only the plain prompt in the history (OpenClaw 2026.9.6): the first turn's block, as system context, no call", async () => {
+  const logdir = tmp();
+  const { api, hooks } = fakeApi({ config: { command: ["bash", FAKE, "ok", logdir] } });
+  plugin.register(api);
+  const [first] = await fire(hooks, "before_prompt_build", { prompt: "hello", messages: [] }, CTX);
+  assert.deepEqual(first, { prependContext: "MEMORY-BLOCK" });
+  const history = [{ role: "user", content: "hello" }, { role: "assistant", content: [{ type: "text", text: "hi" }] }];
+  const [second] = await fire(hooks, "before_prompt_build", ...turn(2, history));
+  assert.deepEqual(second, { appendSystemContext: "MEMORY-BLOCK" });
+  assert.equal(calls(logdir).length, 1);
+});
+
+test("after compaction: a failed call injects nothing and the next turn tries again", async () => {
+  const logdir = tmp();
+  const { api, hooks, logs } = fakeApi({ config: { command: ["bash", FAKE, "fail", logdir] } });
+  plugin.register(api);
+  assert.equal((await fire(hooks, "before_prompt_build", ...turn(1)))[0], undefined);
+  assert.equal((await fire(hooks, "before_prompt_build", ...turn(2)))[0], undefined);
+  assert.equal(calls(logdir).length, 2);
+  assert.equal(warnings(logs).length, 2);
+});
+
+test("after compaction with several registrations: the block is returned once", async () => {
+  const logdir = tmp();
+  const config = { command: ["bash", FAKE, "ok", logdir] };
+  const shared = new Map();
+  for (const mode of ["full", "discovery"]) {
+    const { api } = fakeApi({ config, registrationMode: mode });
+    api.on = (name, handler) => {
+      if (!shared.has(name)) shared.set(name, []);
+      shared.get(name).push(handler);
+    };
+    plugin.register(api);
+  }
+  for (const n of [1, 2]) {
+    const results = await fire(shared, "before_prompt_build", ...turn(n));
+    assert.deepEqual(results.filter(Boolean), [{ appendSystemContext: "MEMORY-BLOCK" }]);
+  }
+  assert.equal(calls(logdir).length, 1);
 });
