@@ -8,6 +8,7 @@ import base64
 import contextlib
 import json
 import os
+import shutil
 import signal
 import socket
 import stat
@@ -19,6 +20,7 @@ from pathlib import Path
 import pytest
 from helpers import session_json
 
+import openclaw_alaya
 from openclaw_alaya.cli.wire import request, socket_path
 
 EVENT = {"agentId": "main", "sessionId": "s-new", "prompt": "which database did we pick for the graph?"}
@@ -263,6 +265,33 @@ def test_a_daemon_of_another_version_is_replaced(store, replaced_by):
         if old.poll() is None:
             old.kill()
             old.wait()
+
+
+def test_a_daemon_whose_code_was_replaced_answers_stale_to_a_versionless_call(store, tmp_path):
+    """The plugin's direct calls carry no version: a daemon notices an upgrade by itself (its
+    package's __init__.py replaced on disk), refuses to answer and exits."""
+    code = tmp_path / "code"
+    shutil.copytree(Path(openclaw_alaya.__file__).parent, code / "openclaw_alaya",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    with open(store / "state" / "serve.log", "ab") as log:
+        copy = subprocess.Popen([sys.executable, "-m", "openclaw_alaya.cli.daemon", "--data-dir", str(store),
+                                 "--idle-exit", "10"], stdout=log, stderr=log, cwd=tmp_path,
+                                env=_env({"PYTHONPATH": str(code)}))
+    try:
+        assert _wait(lambda: request(store, {"op": "status"}, timeout=10) is not None, 300)
+        run = {"op": "run", "version": None, "argv": ["--data-dir", str(store), "hook", "session-start"],
+               "stdin": base64.b64encode(json.dumps(EVENT).encode()).decode()}
+        assert (request(store, run, timeout=120) or {}).get("ok") is True
+        init = code / "openclaw_alaya" / "__init__.py"
+        (code / "upgrade.py").write_bytes(init.read_bytes())
+        os.replace(code / "upgrade.py", init)  # what an install does: a new file in its place
+        reply = request(store, run, timeout=120)
+        assert reply and reply["ok"] is False and reply["stale"] is True, reply
+        assert copy.wait(timeout=60) == 0 and not socket_path(store).exists()
+    finally:
+        if copy.poll() is None:
+            copy.kill()
+            copy.wait()
 
 
 def test_stale_socket_is_ignored_and_replaced(store):
