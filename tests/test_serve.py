@@ -152,6 +152,26 @@ def test_served_answers_match_in_process_and_socket_is_private(daemon):
     assert status["running"] and status["pid"] == _pid(daemon)
 
 
+PLUGIN = Path(__file__).resolve().parents[1] / "hooks" / "openclaw-alaya" / "lib"
+# the plugin's own caller, with a command that fails: only the daemon's socket can answer
+PLUGIN_CALL = f"""
+import {{ alayaCaller }} from {json.dumps((PLUGIN / "alaya.js").as_uri())};
+import {{ resolveConfig }} from {json.dumps((PLUGIN / "config.js").as_uri())};
+const call = alayaCaller({{}}, resolveConfig({{ dataDir: process.argv[1], command: ["false"] }}));
+console.log(JSON.stringify(await call(["hook", "session-start"], JSON.parse(process.argv[2]), 60000)));
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
+def test_the_plugin_calls_the_daemon_directly(daemon):
+    before = served_requests(daemon)
+    proc = subprocess.run(["node", "--input-type=module", "-e", PLUGIN_CALL, str(daemon), json.dumps(EVENT)],
+                          capture_output=True, text=True, timeout=120, env=_env())
+    assert proc.returncode == 0, proc.stderr
+    assert "Kuzu" in json.loads(proc.stdout)["prependContext"]
+    assert served_requests(daemon) == before + 1
+
+
 def test_client_path_stays_stdlib_only(daemon):
     code = (
         "import sys; from openclaw_alaya.cli.client import main; "
