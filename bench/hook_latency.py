@@ -7,7 +7,10 @@ once, cached, copied to a temporary folder so the calls' writes do not change th
 - cold: no daemon and autostart off (`serve.autostart: false`): the process imports everything
   and answers itself;
 - first call: no daemon, autostart on: the call starts the daemon and waits for it to answer;
-- warm: the daemon answers (session-start and memory_search, p50/p95).
+- warm: the daemon answers (session-start and memory_search, p50/p95), through the `alaya`
+  client (a process per call) and through the plugin's own caller in one long-lived Node
+  process, as in the Gateway (hooks/openclaw-alaya/lib/socket.js: straight to the daemon's
+  socket, timed inside Node; skipped without `node`).
 
 Each is measured quiet and with `--busy N` CPU-bound processes running beside it (default 4).
 `--drop-caches` drops the page cache before each cold and first call, as after a reboot (needs
@@ -36,6 +39,21 @@ import synth  # noqa: E402
 _EXE = Path(sys.executable).with_name("alaya")
 _ARGV = [str(_EXE)] if _EXE.exists() else [sys.executable, "-m", "openclaw_alaya"]
 _ENV = {k: v for k, v in os.environ.items() if k not in ("ALAYA_HOME", "ALAYA_NO_SERVE", "ALAYA_NOW")}
+_PLUGIN = Path(__file__).resolve().parents[1] / "hooks" / "openclaw-alaya" / "lib"
+# one call per stdin line ({args, event}), its milliseconds per stdout line; a command that
+# fails, so that a call the socket does not answer stops the bench instead of timing `alaya`
+_PLUGIN_CALLS = f"""
+import {{ createInterface }} from "node:readline";
+import {{ alayaCaller }} from {json.dumps((_PLUGIN / "alaya.js").as_uri())};
+import {{ resolveConfig }} from {json.dumps((_PLUGIN / "config.js").as_uri())};
+const call = alayaCaller({{}}, resolveConfig({{ dataDir: process.argv[1], command: ["false"] }}));
+for await (const line of createInterface({{ input: process.stdin }})) {{
+  const {{ args, event }} = JSON.parse(line);
+  const start = performance.now();
+  await call(args, event, 10000);
+  console.log(performance.now() - start);
+}}
+"""
 
 
 def call(store: Path, hook: list[str], event: dict, drop_caches: bool = False) -> float:
@@ -50,6 +68,16 @@ def call(store: Path, hook: list[str], event: dict, drop_caches: bool = False) -
     if proc.returncode != 0 or not proc.stdout.startswith("{"):
         raise SystemExit(f"hook {' '.join(hook)} failed ({proc.returncode}): {proc.stderr.strip()[:300]}")
     return elapsed
+
+
+def plugin_calls(store: Path, calls: list[tuple[list[str], dict]]) -> list[float]:
+    """The plugin's calls (hook args, event) from one Node process; each one's time in seconds."""
+    lines = "".join(json.dumps({"args": ["hook", *hook], "event": event}) + "\n" for hook, event in calls)
+    proc = subprocess.run(["node", "--input-type=module", "-e", _PLUGIN_CALLS, str(store)], input=lines,
+                          capture_output=True, text=True, env=_ENV)
+    if proc.returncode != 0:
+        raise SystemExit(f"plugin calls failed ({proc.returncode}): {proc.stderr.strip()[-300:]}")
+    return [float(ms) / 1000 for ms in proc.stdout.split()]
 
 
 def serve(store: Path, action: str) -> None:
@@ -88,10 +116,13 @@ def measure(store: Path, events: list[dict], runs: int, cold_runs: int, drop: bo
         serve(store, "stop")
         firsts.append(call(store, start, events[i % len(events)], drop))
     rows.append(("session-start first call (starts the daemon)", firsts))
-    rows.append(("session-start warm", [call(store, start, events[i % len(events)]) for i in range(runs)]))
-    rows.append(("tool memory_search warm", [call(store, search, {**events[i % len(events)],
-                                                                   "params": {"query": events[i % len(events)]["prompt"]}})
-                                             for i in range(runs)]))
+    starts = [events[i % len(events)] for i in range(runs)]
+    searches = [{**event, "params": {"query": event["prompt"]}} for event in starts]
+    rows.append(("session-start warm", [call(store, start, event) for event in starts]))
+    rows.append(("tool memory_search warm", [call(store, search, event) for event in searches]))
+    if shutil.which("node"):
+        rows.append(("session-start warm, plugin → socket", plugin_calls(store, [(start, e) for e in starts])))
+        rows.append(("tool memory_search warm, plugin → socket", plugin_calls(store, [(search, e) for e in searches])))
     serve(store, "stop")
     return rows
 

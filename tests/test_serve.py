@@ -8,6 +8,7 @@ import base64
 import contextlib
 import json
 import os
+import shutil
 import signal
 import socket
 import stat
@@ -19,6 +20,7 @@ from pathlib import Path
 import pytest
 from helpers import session_json
 
+import openclaw_alaya
 from openclaw_alaya.cli.wire import request, socket_path
 
 EVENT = {"agentId": "main", "sessionId": "s-new", "prompt": "which database did we pick for the graph?"}
@@ -150,6 +152,26 @@ def test_served_answers_match_in_process_and_socket_is_private(daemon):
     assert status["running"] and status["pid"] == _pid(daemon)
 
 
+PLUGIN = Path(__file__).resolve().parents[1] / "hooks" / "openclaw-alaya" / "lib"
+# the plugin's own caller, with a command that fails: only the daemon's socket can answer
+PLUGIN_CALL = f"""
+import {{ alayaCaller }} from {json.dumps((PLUGIN / "alaya.js").as_uri())};
+import {{ resolveConfig }} from {json.dumps((PLUGIN / "config.js").as_uri())};
+const call = alayaCaller({{}}, resolveConfig({{ dataDir: process.argv[1], command: ["false"] }}));
+console.log(JSON.stringify(await call(["hook", "session-start"], JSON.parse(process.argv[2]), 60000)));
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
+def test_the_plugin_calls_the_daemon_directly(daemon):
+    before = served_requests(daemon)
+    proc = subprocess.run(["node", "--input-type=module", "-e", PLUGIN_CALL, str(daemon), json.dumps(EVENT)],
+                          capture_output=True, text=True, timeout=120, env=_env())
+    assert proc.returncode == 0, proc.stderr
+    assert "Kuzu" in json.loads(proc.stdout)["prependContext"]
+    assert served_requests(daemon) == before + 1
+
+
 def test_client_path_stays_stdlib_only(daemon):
     code = (
         "import sys; from openclaw_alaya.cli.client import main; "
@@ -263,6 +285,33 @@ def test_a_daemon_of_another_version_is_replaced(store, replaced_by):
         if old.poll() is None:
             old.kill()
             old.wait()
+
+
+def test_a_daemon_whose_code_was_replaced_answers_stale_to_a_versionless_call(store, tmp_path):
+    """The plugin's direct calls carry no version: a daemon notices an upgrade by itself (its
+    package's __init__.py replaced on disk), refuses to answer and exits."""
+    code = tmp_path / "code"
+    shutil.copytree(Path(openclaw_alaya.__file__).parent, code / "openclaw_alaya",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    with open(store / "state" / "serve.log", "ab") as log:
+        copy = subprocess.Popen([sys.executable, "-m", "openclaw_alaya.cli.daemon", "--data-dir", str(store),
+                                 "--idle-exit", "10"], stdout=log, stderr=log, cwd=tmp_path,
+                                env=_env({"PYTHONPATH": str(code)}))
+    try:
+        assert _wait(lambda: request(store, {"op": "status"}, timeout=10) is not None, 300)
+        run = {"op": "run", "version": None, "argv": ["--data-dir", str(store), "hook", "session-start"],
+               "stdin": base64.b64encode(json.dumps(EVENT).encode()).decode()}
+        assert (request(store, run, timeout=120) or {}).get("ok") is True
+        init = code / "openclaw_alaya" / "__init__.py"
+        (code / "upgrade.py").write_bytes(init.read_bytes())
+        os.replace(code / "upgrade.py", init)  # what an install does: a new file in its place
+        reply = request(store, run, timeout=120)
+        assert reply and reply["ok"] is False and reply["stale"] is True, reply
+        assert copy.wait(timeout=60) == 0 and not socket_path(store).exists()
+    finally:
+        if copy.poll() is None:
+            copy.kill()
+            copy.wait()
 
 
 def test_stale_socket_is_ignored_and_replaced(store):

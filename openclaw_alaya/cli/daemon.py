@@ -17,9 +17,10 @@ a second of imports per call (client.py is the other half, serve.py starts and s
   connection and table handles, cached relation vectors), rebuilt when config.json or the
   index metadata changes. It never runs `optimize()` or builds an index.
 - It exits after `serve.idle_exit_minutes` without a request (0: never), on `alaya serve stop`,
-  on SIGTERM/SIGINT, or when a client of another package version asks it to run something
-  (it answers that it is stale first: the client starts a fresh daemon or runs in process), and
-  removes its socket. A socket left by a killed daemon is stale: clients start a new daemon
+  on SIGTERM/SIGINT, or when asked to run something by a client of another package version or
+  after its own package was replaced on disk (an upgrade; the plugin's direct calls send no
+  version): it answers that it is stale first (the caller starts a fresh daemon or runs in
+  process), and removes its socket. A socket left by a killed daemon is stale: clients start a new daemon
   (autostart) or fall back to in-process, and the next start replaces it.
 
 Run as `python -m openclaw_alaya.cli.daemon --data-dir DIR [--idle-exit MINUTES]` by `alaya serve
@@ -66,6 +67,8 @@ _TICK = 1.0  # seconds between idle checks (exit, graph snapshot) while no reque
 _ALLOWED = (("hook", "session-start"), ("hook", "tool"), ("recall",), ("trace",), ("get",))
 _WRITES = (("hook", "tool", "memory_store"), ("hook", "tool", "memory_forget"))  # never run twice
 _INSTANCE_WAIT = 1.0  # seconds: a client looking at the instance lock holds it for an instant
+# changed by any install of another version (it holds __version__) or a reinstall
+_PACKAGE_INIT = Path(__file__).resolve().parent.parent / "__init__.py"
 
 
 
@@ -87,6 +90,7 @@ class Server:
         self._lock_timeout: float | None = None
         self._last = time.monotonic()  # when the last request came (idle exit)
         self._running = threading.Lock()  # one command (or snapshot refresh) at a time
+        self._code = _stamp(_PACKAGE_INIT)  # the installed code this process runs
 
     # -- the resident Alaya ---------------------------------------------------------------
 
@@ -265,11 +269,10 @@ class Server:
                 self._stop = True
                 return _send(conn, {"ok": True, "pid": os.getpid()})
             if op == "run":
-                asked = message.get("version")
-                if asked is not None and asked != __version__:
+                stale = self._stale(message.get("version"))
+                if stale:
                     self._stop = True  # code from before an upgrade: make way for a fresh daemon
-                    return _send(conn, {"ok": False, "stale": True,
-                                        "error": f"daemon runs version {__version__}, client {asked}: exiting"})
+                    return _send(conn, {"ok": False, "stale": True, "error": f"{stale}: exiting"})
                 with self._running:
                     self.requests += 1
                     reply = self._run(message)
@@ -278,6 +281,16 @@ class Server:
         except (OSError, ValueError) as exc:
             with contextlib.suppress(OSError):
                 _send(conn, {"ok": False, "error": f"bad request: {exc}"})
+
+    def _stale(self, asked: object) -> str | None:
+        """Why this daemon must not answer: a client of another version, or its package
+        replaced on disk since it started (an upgrade the plugin, which sends no version, could
+        not see); None when current. One stat per request."""
+        if asked is not None and asked != __version__:
+            return f"daemon runs version {__version__}, client {asked}"
+        if _stamp(_PACKAGE_INIT) != self._code:
+            return f"daemon's code changed on disk since it started ({_PACKAGE_INIT})"
+        return None
 
     def _run(self, message: dict) -> dict:
         argv = message.get("argv")
@@ -337,6 +350,14 @@ class _Input(io.TextIOWrapper):
 
     def isatty(self) -> bool:
         return self._tty
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_mtime_ns
 
 
 def _read_all(conn: socket.socket) -> bytes:

@@ -297,6 +297,9 @@ def test_c_turn_completes_when_alaya_fails(oc, stub, kind):
         cmd.chmod(0o755)
     prompt = f"Failure case {kind}: say something."
     oc.set_plugin_config(command=[str(cmd)], captureOn=None, startTimeoutMs=1500, captureTimeoutMs=1500)
+    # a daemon left by an earlier test would answer session-start over its socket
+    # (lib/socket.js) whatever the command: the broken CLI must be all there is
+    oc.alaya.stop_daemon()
     try:
         t = time.monotonic()
         res = oc.local_turn(f"e2e-c-{kind}", prompt)

@@ -1,12 +1,27 @@
 // One call of the alaya CLI for a plugin registration: argv from the config, JSON on stdin, the
-// JSON object on stdout back. Runs through OpenClaw's own runner when the host lends one.
+// JSON object on stdout back. A call the daemon serves goes straight to its socket (socket.js);
+// otherwise, or when that misses, `alaya` runs, through OpenClaw's own runner when the host
+// lends one, with what is left of the timeout.
 import { alayaArgv } from "./config.js";
-import { runCommand, parseJsonObject, lastLine } from "./run.js";
+import { runCommand, parseJsonObject, lastLine, finish } from "./run.js";
+import { callDaemon } from "./socket.js";
 
 function runtimeRunner(api) {
   const system = api.runtime?.system;
   if (typeof system?.runCommandWithTimeout !== "function") return undefined;
   return (...args) => system.runCommandWithTimeout(...args);
+}
+
+async function run(api, cfg, args, input, timeoutMs) {
+  const argv = alayaArgv(cfg, args);
+  const deadline = Date.now() + timeoutMs;
+  const served = await callDaemon(cfg, args, input, timeoutMs);
+  if (served?.lost) {
+    return { ok: false, code: null, error: `the alaya daemon got ${args.join(" ")} but ${served.lost}; not retried: it may have run` };
+  }
+  if (served) return finish(argv, { ...served, signal: null, timedOut: false, timeoutMs });
+  const res = await runCommand(argv, { input, timeoutMs: Math.max(1, deadline - Date.now()), runtimeRun: runtimeRunner(api) });
+  return res.timedOut ? finish(argv, { ...res, timeoutMs }) : res; // the call's budget, not the rest
 }
 
 /**
@@ -15,11 +30,7 @@ function runtimeRunner(api) {
  */
 export function alayaCaller(api, cfg) {
   return async (args, payload, timeoutMs) => {
-    const res = await runCommand(alayaArgv(cfg, args), {
-      input: JSON.stringify(payload),
-      timeoutMs,
-      runtimeRun: runtimeRunner(api),
-    });
+    const res = await run(api, cfg, args, JSON.stringify(payload), timeoutMs);
     if (!res.ok) {
       const cliMessage = res.code > 0 ? lastLine(res.stderr) : "";
       throw Object.assign(new Error(res.error), { cliMessage: cliMessage || undefined });

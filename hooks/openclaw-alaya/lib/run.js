@@ -34,7 +34,8 @@ function describeFailure(argv, res) {
   return `${cmd} exited with code ${res.code}${tail ? `: ${tail}` : ""}`;
 }
 
-function finish(argv, res) {
+/** A run's outcome as every runner reports it: ok, and the one-line error when not. */
+export function finish(argv, res) {
   const ok = !res.timedOut && !res.spawnError && res.code === 0;
   return { ...res, ok, error: ok ? undefined : describeFailure(argv, res) };
 }

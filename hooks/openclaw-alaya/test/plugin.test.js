@@ -1,6 +1,8 @@
 import { test, beforeEach, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,6 +25,9 @@ function tmp() {
 after(() => {
   for (const dir of tmpDirs) rmSync(dir, { recursive: true, force: true });
 });
+// The default data directory (no dataDir in the config): none, so that no test talks to a
+// daemon of the user's ~/.alaya.
+process.env.ALAYA_HOME = join(tmp(), "none");
 
 /** Calls recorded by the fake alaya, oldest first: [{argv: [...], stdin: {...}}]. */
 function calls(logdir) {
@@ -318,11 +323,11 @@ test("runtime runner: runCommandWithTimeout(argv, {timeoutMs, input}) is used, s
   assert.deepEqual(res, { prependContext: "RT" });
   assert.equal(seen.length, 1);
   assert.deepEqual(seen[0].argv, ["uv", "run", "alaya", "hook", "session-start", "--budget", "1200"]);
-  assert.equal(seen[0].opts.timeoutMs, 10000);
+  assert.ok(seen[0].opts.timeoutMs > 0 && seen[0].opts.timeoutMs <= 10000); // what is left of the call's budget
   assert.equal(typeof seen[0].opts.input, "string");
   assert.equal(JSON.parse(seen[0].opts.input).prompt, "q");
   await fire(hooks, "agent_end", { messages: [{ role: "user", content: "q" }] }, CTX);
-  assert.equal(seen[1].opts.timeoutMs, 8000);
+  assert.ok(seen[1].opts.timeoutMs > 0 && seen[1].opts.timeoutMs <= 8000);
   assert.equal(JSON.parse(seen[1].opts.input).reason, "agent_end");
   assert.deepEqual(warnings(logs), []);
 });
@@ -663,4 +668,147 @@ test("after compaction with several registrations: the block is returned once", 
     assert.deepEqual(results.filter(Boolean), [{ appendSystemContext: "MEMORY-BLOCK" }]);
   }
   assert.equal(calls(logdir).length, 1);
+});
+
+// ----------------------------------------------------------------------------- daemon socket
+
+const b64 = (text) => Buffer.from(text, "utf8").toString("base64");
+const answered = (stdout, exit = 0, stderr = "") => ({ ok: true, exit, stdout: b64(stdout), stderr: b64(stderr), version: "test" });
+
+/** A fake `alaya serve` on `<fresh 0700 dir>/serve.sock`: each request (stdin decoded) is
+ * recorded and answered with `answer(request)`; undefined: accepted, never answered. */
+async function fakeDaemon(answer) {
+  const dir = tmp();
+  const requests = [];
+  const open = new Set();
+  // allowHalfOpen: the client ends its side after the request, as the Python client does
+  const server = createServer({ allowHalfOpen: true }, (conn) => {
+    open.add(conn);
+    conn.on("close", () => open.delete(conn));
+    let text = "";
+    conn.on("data", (chunk) => {
+      text += chunk;
+      if (!text.endsWith("\n")) return;
+      const request = JSON.parse(text);
+      requests.push({ ...request, stdin: JSON.parse(Buffer.from(request.stdin, "base64").toString("utf8")) });
+      const reply = answer(request);
+      if (reply) conn.end(JSON.stringify(reply));
+    });
+  });
+  await new Promise((r) => server.listen(join(dir, "serve.sock"), r));
+  const close = () => {
+    for (const conn of open) conn.destroy();
+    return new Promise((r) => server.close(r));
+  };
+  return { dir, requests, close };
+}
+
+/** Answers as the real daemon would for the plugin's calls. */
+function daemonAnswers(request) {
+  const [, , , what, name] = request.argv;
+  return answered(what === "session-start" ? '{"prependContext": "FROM-SOCKET"}\n' : `{"text": "SOCKET ${name}"}\n`);
+}
+
+test("daemon socket: session-start and the tools are answered over the socket, no `alaya` run", async () => {
+  const logdir = tmp();
+  const daemon = await fakeDaemon(daemonAnswers);
+  try {
+    const { api, hooks, tools, logs } = fakeApi({ config: { command: ["bash", FAKE, "ok", logdir], dataDir: daemon.dir } });
+    plugin.register(api);
+    const [res] = await fire(hooks, "before_prompt_build", { prompt: "hello socket", messages: [] }, CTX);
+    assert.deepEqual(res, { prependContext: "FROM-SOCKET" });
+    const store = await toolFrom(tools, "memory_store").execute("c", { text: "metric units" });
+    assert.deepEqual(store.content, [{ type: "text", text: "SOCKET memory_store" }]);
+    assert.deepEqual(calls(logdir), []);
+    const dir = realpathSync(daemon.dir);
+    const [start, stored] = daemon.requests;
+    assert.deepEqual({ ...start, stdin: undefined }, {
+      v: 1, op: "run", tty: false, stdin: undefined,
+      argv: ["--data-dir", dir, "hook", "session-start", "--budget", "1200"],
+    });
+    assert.deepEqual(start.stdin, { agentId: "main", sessionKey: CTX.sessionKey, sessionId: "t1", prompt: "hello socket", messages: [], workspaceDir: "/ws" });
+    assert.deepEqual(stored.argv, ["--data-dir", dir, "hook", "tool", "memory_store"]);
+    assert.deepEqual(stored.stdin.params, { text: "metric units" });
+    // capture is not a served command: it still runs `alaya hook session-end`
+    await fire(hooks, "agent_end", { messages: [{ role: "user", content: "x" }] }, CTX);
+    assert.deepEqual(calls(logdir).map((c) => c.argv.slice(-1)), [["session-end"]]);
+    assert.deepEqual(warnings(logs), []);
+  } finally {
+    await daemon.close();
+  }
+});
+
+test("daemon socket: a non-zero exit is reported as the CLI's would be, not run again", async () => {
+  const logdir = tmp();
+  const daemon = await fakeDaemon(() => answered("", 1, "alaya: error: no card card-x\n"));
+  try {
+    const { api, tools, logs } = fakeApi({ config: { command: ["bash", FAKE, "ok", logdir], dataDir: daemon.dir } });
+    plugin.register(api);
+    await assert.rejects(toolFrom(tools, "memory_get").execute("c", { ids: ["card-x"] }), { message: "alaya: error: no card card-x" });
+    assert.match(warnings(logs)[0], /memory_get failed: bash exited with code 1: alaya: error: no card card-x/);
+    assert.deepEqual(calls(logdir), []);
+  } finally {
+    await daemon.close();
+  }
+});
+
+test("daemon socket: not used in a directory others may write, nor with a --data-dir inside command", async () => {
+  const daemon = await fakeDaemon(daemonAnswers);
+  try {
+    const logdir = tmp();
+    chmodSync(daemon.dir, 0o770); // anyone of the group could have put this socket there
+    const loose = fakeApi({ config: { command: ["bash", FAKE, "ok", logdir], dataDir: daemon.dir } });
+    plugin.register(loose.api);
+    assert.deepEqual((await fire(loose.hooks, "before_prompt_build", { prompt: "p", messages: [] }, CTX))[0], { prependContext: "MEMORY-BLOCK" });
+    chmodSync(daemon.dir, 0o700);
+    const elsewhere = fakeApi({ config: { command: ["bash", FAKE, "ok", logdir, "--data-dir=/other"], dataDir: daemon.dir } });
+    plugin.register(elsewhere.api);
+    assert.deepEqual((await toolFrom(elsewhere.tools, "memory_search").execute("c", { query: "q" })).content[0].text, "TEXT memory_search");
+    assert.equal(daemon.requests.length, 0);
+    assert.equal(calls(logdir).length, 2);
+  } finally {
+    await daemon.close();
+  }
+});
+
+test("daemon socket: no socket, a dead socket and an ok:false answer fall back to `alaya`", async () => {
+  const logdir = tmp();
+  const dead = tmp(); // a socket nobody listens on: what a killed daemon leaves (ECONNREFUSED)
+  const script = "require('net').createServer().listen(process.argv[1], () => process.exit(0))";
+  assert.equal(spawnSync(process.execPath, ["-e", script, join(dead, "serve.sock")]).status, 0);
+  const stale = await fakeDaemon(() => ({ ok: false, stale: true, error: "daemon's code changed on disk: exiting", version: "0.0.1" }));
+  try {
+    for (const dataDir of [tmp(), dead, stale.dir]) {
+      const { api, hooks, tools, logs } = fakeApi({ config: { command: ["bash", FAKE, "ok", logdir], dataDir } });
+      plugin.register(api);
+      _resetState(); // the next fire is a first turn again
+      assert.deepEqual((await fire(hooks, "before_prompt_build", { prompt: "p", messages: [] }, CTX))[0], { prependContext: "MEMORY-BLOCK" });
+      // a write the daemon refused never ran: it runs through `alaya`
+      assert.equal((await toolFrom(tools, "memory_store").execute("c", { text: "x" })).content[0].text, "TEXT memory_store");
+      assert.deepEqual(warnings(logs), []);
+    }
+    assert.equal(calls(logdir).length, 6);
+    assert.equal(stale.requests.length, 2);
+  } finally {
+    await stale.close();
+  }
+});
+
+test("daemon socket: a daemon that never answers: a read falls back within its budget, a write is not sent twice", async () => {
+  const logdir = tmp();
+  const daemon = await fakeDaemon(() => undefined);
+  try {
+    const { api, hooks, tools, logs } = fakeApi({
+      config: { command: ["bash", FAKE, "ok", logdir], dataDir: daemon.dir, startTimeoutMs: 1000, toolTimeoutMs: 300 },
+    });
+    plugin.register(api);
+    assert.deepEqual((await fire(hooks, "before_prompt_build", { prompt: "p", messages: [] }, CTX))[0], { prependContext: "MEMORY-BLOCK" });
+    assert.deepEqual(calls(logdir).map((c) => c.argv.slice(2, 4)), [["hook", "session-start"]]);
+    await assert.rejects(toolFrom(tools, "memory_store").execute("c", { text: "x" }), /got hook tool memory_store but did not answer within 300 ms; not retried/);
+    assert.equal(calls(logdir).length, 1);
+    assert.equal(daemon.requests.length, 2);
+    assert.equal(warnings(logs).length, 1);
+  } finally {
+    await daemon.close();
+  }
 });
