@@ -35,8 +35,10 @@ README_COMMAND = ("openclaw config set plugins.entries.openclaw-alaya.config.com
 README_SLOT = "openclaw config set plugins.slots.memory openclaw-alaya"
 README_INSPECT = "openclaw plugins inspect openclaw-alaya --runtime --json"
 README_UNINSTALL = "openclaw plugins uninstall openclaw-alaya --force"
+README_ACTIVE_MEMORY = ["openclaw config set plugins.entries.active-memory.enabled true --strict-json",
+                        "openclaw config set plugins.entries.active-memory.config.agents '[\"main\"]' --strict-json"]
 README_COMMANDS = [README_INSTALL, README_ALLOW, README_DATADIR, README_COMMAND, README_SLOT, README_INSPECT,
-                   README_UNINSTALL]
+                   README_UNINSTALL, *README_ACTIVE_MEMORY]
 
 
 def argv_of(command: str) -> list[str]:

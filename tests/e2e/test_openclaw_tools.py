@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from openclaw_e2e_support import (
     PLUGIN_ID,
+    README_ACTIVE_MEMORY,
     README_SLOT,
     STUB_REPLY,
     Gateway,
@@ -235,11 +236,10 @@ def test_active_memory_recalls_through_memory_search(oc):
     """Active Memory, enabled for agent main with its default toolsAllow, runs its hidden recall
     sub-agent against the plugin's memory_search, and its summary reaches the main turn. It runs
     only in interactive sessions (here the Gateway's webchat `chat.send`), not in `--local`."""
-    enable = [("plugins.entries.active-memory.enabled", "true"),
-              ("plugins.entries.active-memory.config.agents", '["main"]'),
-              ("plugins.entries.active-memory.config.logging", "true")]  # its start/done lines, for the report
-    for key, value in enable:
-        oc.run("config", "set", key, value, "--strict-json")
+    for command in README_ACTIVE_MEMORY:
+        oc.run(*argv_of(command))
+    # its start/done lines, for the report
+    oc.run("config", "set", "plugins.entries.active-memory.config.logging", "true", "--strict-json")
     gw = Gateway(oc)
     try:
         print(f"[e2e] gateway ready in {gw.start():.1f} s")
