@@ -95,14 +95,14 @@ def render_summary(summary: dict[str, Any]) -> str:
 
 
 def _inline(value: Any) -> str:
-    """`{"enabled": True, "by_kind": {}}` → `enabled yes, by_kind none`."""
+    """`{"enabled": True, "by_kind": {}, "oldest": None}` → `enabled yes, by_kind none, oldest none`."""
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, dict):
         return ", ".join(f"{k} {_inline(v)}" for k, v in value.items()) or "none"
     if isinstance(value, list):
         return ", ".join(_inline(v) for v in value) or "none"
-    return str(value)
+    return "none" if value is None else str(value)
 
 
 def _human(n: float) -> str:
