@@ -183,6 +183,13 @@ def test_status_reads_as_words_not_python(demo_dir):
     assert "redaction: enabled yes, redact_raw yes" in text
 
 
+def test_an_empty_store_status_says_none_not_python(tmp_path):
+    data = tmp_path / "data"
+    ok(alaya(data, "init"))
+    text = ok(alaya(data, "status"))
+    assert "sessions_span: oldest none, newest none" in text and "None" not in text
+
+
 def test_recall_errors_and_empty_store_say_what_to_do(tmp_path):
     data = tmp_path / "data"
     ok(alaya(data, "init"))
@@ -313,3 +320,23 @@ def test_recall_into_a_closed_pipe_exits_quietly(demo_dir):
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == 141, err  # 128 + SIGPIPE, as `yes | head -1` reports
     assert err == ""
+
+
+def test_data_dir_may_follow_the_command(demo_dir, tmp_path):
+    """`alaya status --data-dir X` (and in nested commands, and on the daemon client's fast path)
+    means X, not the default directory, which here does not exist."""
+    env = {**os.environ, "ALAYA_HOME": str(tmp_path / "not-here")}
+
+    def after(*args: str) -> str:
+        run = subprocess.run([sys.executable, "-m", "openclaw_alaya", *args, "--data-dir", str(demo_dir)],
+                             capture_output=True, timeout=120, env=env, input=b"")
+        return ok(run)
+
+    assert json.loads(after("status", "--json"))["cards"] > 0
+    assert json.loads(after("recall", "pnpm", "--json"))["nodes"]
+    assert "not running" in after("serve", "status")
+    assert after("config", "get", "hook.budget_tokens").strip().isdigit()
+    from openclaw_alaya.cli.client import fast_path
+
+    data, argv, _stdin, _hook = fast_path(["recall", "pnpm", "--data-dir", str(demo_dir)])
+    assert data == demo_dir.resolve() and argv == ["--data-dir", str(demo_dir.resolve()), "recall", "pnpm"]

@@ -106,7 +106,7 @@ def fast_path(args: list[str]) -> tuple[Path, list[str], bool, bool] | None:
             explicit, i = args[i].split("=", 1)[1], i + 1
         else:
             return None  # --help, --version, or something the real parser should judge
-    rest = args[i:]
+    explicit, rest = _data_dir_after_command(args[i:], explicit)
     if any(a in ("-h", "--help") for a in rest):
         return None
     hook = rest[:2] == ["hook", "session-start"] or (rest[:2] == ["hook", "tool"] and len(rest) == 3)
@@ -120,6 +120,22 @@ def fast_path(args: list[str]) -> tuple[Path, list[str], bool, bool] | None:
         return None
     data_dir = resolve_data_dir(explicit)
     return data_dir, ["--data-dir", str(data_dir), *rest], needs_stdin, hook
+
+
+def _data_dir_after_command(rest: list[str], explicit: str | None) -> tuple[str | None, list[str]]:
+    """`--data-dir` may follow the command too (`alaya recall Q --data-dir X`); the parser
+    lets that one win, and so does the daemon's argv, which then carries it once, in front."""
+    kept: list[str] = []
+    j = 0
+    while j < len(rest):
+        if rest[j] == "--data-dir" and j + 1 < len(rest):
+            explicit, j = rest[j + 1], j + 2
+        elif rest[j].startswith("--data-dir="):
+            explicit, j = rest[j].split("=", 1)[1], j + 1
+        else:
+            kept.append(rest[j])
+            j += 1
+    return explicit, kept
 
 
 def _recall_has_target(rest: list[str]) -> bool:

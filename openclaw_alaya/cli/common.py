@@ -7,6 +7,8 @@ per operation). Stdlib only at import: the daemon client imports this module too
 
 from __future__ import annotations
 
+import argparse
+import functools
 import json
 import os
 import sys
@@ -24,6 +26,18 @@ if TYPE_CHECKING:
 MAX_STDIN_BYTES = 50 * 1024 * 1024
 
 _provider: Callable[[Any], "Alaya"] | None = None  # set by the daemon (daemon.py)
+
+
+DATA_DIR_HELP = "data directory (default: $ALAYA_HOME or ~/.alaya)"
+
+
+@functools.cache
+def global_options() -> argparse.ArgumentParser:
+    """The options every command also takes after its name (`alaya status --data-dir X`), as an
+    argparse parent; unset unless given there, so one given before the command still counts."""
+    options = argparse.ArgumentParser(add_help=False)
+    options.add_argument("--data-dir", default=argparse.SUPPRESS, help=DATA_DIR_HELP)
+    return options
 
 
 def memory(data_dir: str | Path | None) -> "Alaya":

@@ -9,14 +9,16 @@ import json
 import sys
 from typing import Any
 
+from .common import global_options
+
 
 def add_commands(sub: Any, command: Any) -> None:
     config = command("config", _usage, "read or change config.json by dotted key", json_flag=False)
     actions = config.add_subparsers(title="actions", metavar="ACTION")
-    get = actions.add_parser("get", help="print a setting, a section, or everything (as JSON)")
+    get = actions.add_parser("get", parents=[global_options()], help="print a setting, a section, or everything (as JSON)")
     get.add_argument("key", nargs="?", help="dotted key, e.g. recall.rrf_k (default: everything)")
     get.set_defaults(handler=cmd_get)
-    set_ = actions.add_parser("set", help="change one setting (VALUE read as JSON when it parses, else as text)")
+    set_ = actions.add_parser("set", parents=[global_options()], help="change one setting (VALUE read as JSON when it parses, else as text)")
     set_.add_argument("key", help="dotted key, e.g. hook.budget_tokens")
     set_.add_argument("value")
     set_.set_defaults(handler=cmd_set)

@@ -22,24 +22,25 @@ from typing import Any
 
 from ..errors import InputError
 from . import common
+from .common import global_options
 
 
 def add_commands(sub: Any, command: Any) -> None:
     hook = command("hook", _usage, "OpenClaw hooks: JSON event on stdin, JSON on stdout", json_flag=False)
     hook_sub = hook.add_subparsers(title="hooks", metavar="HOOK")
     start = hook_sub.add_parser(
-        "session-start", help="print the memory to inject at the start of a session",
+        "session-start", parents=[global_options()], help="print the memory to inject at the start of a session",
         description="Read the OpenClaw event on stdin; print {\"prependContext\": …} or {}.",
     )
     start.add_argument("--budget", type=int, help="token budget for the text (default: hook.budget_tokens)")
     start.set_defaults(handler=cmd_session_start)
     end = hook_sub.add_parser(
-        "session-end", help="capture a session's new messages and distill them",
+        "session-end", parents=[global_options()], help="capture a session's new messages and distill them",
         description="Read {agentId, sessionKey, sessionId, reason, messages} on stdin; print a JSON report.",
     )
     end.set_defaults(handler=cmd_session_end)
     tool = hook_sub.add_parser(
-        "tool", help="run one of the agent tools (memory_search, memory_get, memory_store, memory_forget)",
+        "tool", parents=[global_options()], help="run one of the agent tools (memory_search, memory_get, memory_store, memory_forget)",
         description="Read {agentId, sessionKey, sessionId, params} on stdin; print {\"text\": …, \"details\": {…}}.",
     )
     tool.add_argument("name", metavar="NAME", help="memory_search, memory_get, memory_store or memory_forget")

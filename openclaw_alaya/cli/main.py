@@ -282,12 +282,12 @@ def cmd_status(args: argparse.Namespace) -> int:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="alaya", description="Long-term memory for OpenClaw agents.")
     parser.add_argument("--version", action="version", version=f"alaya {__version__}")
-    parser.add_argument("--data-dir", help="data directory (default: $ALAYA_HOME or ~/.alaya)")
+    parser.add_argument("--data-dir", help=common.DATA_DIR_HELP)
     parser.set_defaults(handler=lambda _args: (parser.print_help(), 2)[1])
     sub = parser.add_subparsers(title="commands", metavar="COMMAND")
 
     def command(name: str, handler: Handler, help_text: str, *, json_flag: bool = True) -> argparse.ArgumentParser:
-        cmd = sub.add_parser(name, help=help_text, description=help_text)
+        cmd = sub.add_parser(name, help=help_text, description=help_text, parents=[common.global_options()])
         cmd.set_defaults(handler=handler)
         if json_flag:
             cmd.add_argument("--json", action="store_true", help="print JSON for programs and agents")

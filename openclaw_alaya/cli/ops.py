@@ -10,7 +10,7 @@ import sys
 from typing import Any
 
 from . import common
-from .common import print_json
+from .common import global_options, print_json
 from .render import render_summary
 
 
@@ -26,7 +26,7 @@ def add_commands(sub: Any, command: Any) -> None:
     backup.add_argument("--keep", type=int, help="copies to keep (default: backup.keep, 7)")
     cron = command("cron", _cron_usage, "scheduled maintenance (jobs and schedules in config.cron)", json_flag=False)
     cron_sub = cron.add_subparsers(title="cron commands", metavar="COMMAND")
-    run = cron_sub.add_parser("run", help="run the jobs that are due", description="Run the jobs that are due; keep running unless --once.")
+    run = cron_sub.add_parser("run", parents=[global_options()], help="run the jobs that are due", description="Run the jobs that are due; keep running unless --once.")
     run.add_argument("--once", action="store_true", help="a single pass, then exit (for crontab and OpenClaw automations)")
     run.add_argument("--json", action="store_true", help="print JSON")
     run.set_defaults(handler=cmd_cron_run)

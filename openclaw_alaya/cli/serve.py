@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import AlayaError, InputError
+from .common import global_options
 from .wire import (
     INSTANCE_LOCK,
     LOG_FILE,
@@ -35,16 +36,16 @@ def add_commands(sub: Any, command: Any) -> None:
     serve = command("serve", _usage, "resident daemon that answers the hooks, agent tools, recall, trace and get fast",
                     json_flag=False)
     serve_sub = serve.add_subparsers(title="actions", metavar="ACTION")
-    start = serve_sub.add_parser("start", help="start the daemon in the background and wait until it answers")
+    start = serve_sub.add_parser("start", parents=[global_options()], help="start the daemon in the background and wait until it answers")
     start.add_argument("--idle-exit", type=float, metavar="MINUTES",
                        help="exit after this long without a request (default: serve.idle_exit_minutes; 0: never)")
     start.set_defaults(handler=cmd_start)
-    run = serve_sub.add_parser("run", help="run the daemon in the foreground (for a service manager)")
+    run = serve_sub.add_parser("run", parents=[global_options()], help="run the daemon in the foreground (for a service manager)")
     run.add_argument("--idle-exit", type=float, metavar="MINUTES", help="as for start")
     run.set_defaults(handler=cmd_run)
-    stop = serve_sub.add_parser("stop", help="stop the daemon serving this data directory")
+    stop = serve_sub.add_parser("stop", parents=[global_options()], help="stop the daemon serving this data directory")
     stop.set_defaults(handler=cmd_stop)
-    status = serve_sub.add_parser("status", help="is a daemon serving this data directory?")
+    status = serve_sub.add_parser("status", parents=[global_options()], help="is a daemon serving this data directory?")
     status.add_argument("--json", action="store_true", help="print JSON for programs and agents")
     status.set_defaults(handler=cmd_status)
 
