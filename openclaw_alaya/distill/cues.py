@@ -132,6 +132,17 @@ FILLER_SENTENCE_RE = re.compile(
     rf"^{_SENTENCE_EDGE}(?:(?:{'|'.join(_FILLER_SENTENCES)}){_VOCATIVE}{_SENTENCE_EDGE})+$", re.I
 )
 
+# Words that do not say what a title is about: counting and ordering words ("Two things stack up
+# here.", "First, ..."). Titles only; keywords and informativeness still count them.
+TITLE_VAGUE_WORDS = frozenset(
+    "two three four five six seven eight nine ten first second third last next couple few several"
+    " both either thing things part parts point points".split()
+)
+# A title that negates keeps its words when it is extended ("Let's not — …"): dropping them
+# could say the opposite. English words (and any "n't"), Chinese characters.
+NEGATION_WORDS = frozenset("no not never nope nah none neither nor without".split())
+NEGATION_CJK_RE = re.compile(r"[不别没勿莫]")
+
 # Leading interjections stripped from a title. "No"/"nope" only when they stand alone ("No, …",
 # "Nope.") : "No npm please" says the opposite of "npm please".
 TITLE_PREFIX_RE = re.compile(

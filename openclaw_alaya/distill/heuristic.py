@@ -29,7 +29,6 @@ from ..models import CARD_TYPES, CardDraft, DistillResult, LinkDraft, Session, T
 from .cues import (
     CUES,
     FILLER_SENTENCE_RE,
-    FILLER_WORDS,
     STOPWORDS,
     TITLE_PREFIX_RE,
     TYPE_CUES,
@@ -38,6 +37,7 @@ from .cues import (
 )
 from .dates import ABS_DATE_RE, iso_of, parse_when, render_date, resolve_relative
 from .entities import CJK_RE, extract_entities, keywords, mid_sentence_caps
+from .titles import TitleJudge, content_words, negates
 
 TITLE_MAX = 80
 LONG_TURN = 600  # chars: above this a turn with several paragraphs may give several cards
@@ -48,9 +48,6 @@ ANSWER_EXCERPT = 300  # chars: the opening of a reply appended to the question's
 _SENT_SPLIT_RE = re.compile(r"(?<=[.!?\u2026])[\"'\u201d\u2019)\]]*\s+|(?<=[。！？；!?])\s*")
 _PARA_SPLIT_RE = re.compile(r"\n[ \t]*\n+")
 _DIGIT_RE = re.compile(r"\d")
-_ASCII_WORD_RE = re.compile(r"[A-Za-z][A-Za-z'\u2019-]*")
-_CJK_CHARS_RE = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-_CJK_FILLER_CHARS = frozenset("的了吗呢吧啊呀哦嗯哈好是对我你他她它们这那就也都很太真")
 _QUESTION_END_RE = re.compile(r"[?？]\W*$|[吗呢么]\W*$")
 _CLAUSE_CUT_RE = re.compile(r"[,;:\u2014，；：]\s*|\s+[-\u2013]\s+")
 _SPACE_RE = re.compile(r"[ \t]+")
@@ -114,17 +111,6 @@ def _is_filler(sentence: str, name_re: re.Pattern[str] | None = None) -> bool:
     return not any(ch.isalnum() for ch in sentence)
 
 
-def _content_words(text: str, names: set[str]) -> int:
-    n = 0
-    for m in _ASCII_WORD_RE.finditer(text):
-        w = m.group(0).replace("\u2019", "'").lower().strip("'-")
-        if len(w) >= 3 and w not in STOPWORDS and w not in FILLER_WORDS and w not in names and "'" not in w:
-            n += 1
-    if _is_cjk(text):
-        n += sum(1 for c in _CJK_CHARS_RE.findall(text) if c not in _CJK_FILLER_CHARS) // 2
-    return n
-
-
 _STRONG_KEYS = [f"{t}.strong" for t in TYPE_CUES]
 
 
@@ -164,6 +150,12 @@ def trim_title(s: str, limit: int = TITLE_MAX) -> str:
         if sp >= min(30, limit // 2):
             cut = cut[:sp]
     return cut.rstrip(" ,;:-") + "\u2026"
+
+
+def _joined(lead: str, rest: str) -> str:
+    """``lead — rest`` as one title, each part cut on its own so that ``rest`` is never cut off."""
+    lead = trim_title(lead, TITLE_MAX // 2).rstrip(".!。！")
+    return f"{lead} \u2014 {trim_title(rest, TITLE_MAX - len(lead) - 3)}"
 
 
 def _cut_words(s: str, limit: int) -> str:
@@ -271,6 +263,11 @@ class HeuristicDistiller:
         return False
 
 
+def title_judge(session: Session) -> TitleJudge:
+    """The contentless-title rule as the distiller applies it to ``session`` (its speakers left out)."""
+    return _Context(session).judge
+
+
 class _Context:
     """Per-session state: names, dates, and the helpers that build drafts."""
 
@@ -291,6 +288,8 @@ class _Context:
         parts = sorted({p for n in names for p in n.split() if len(p) >= 2}, key=lambda x: (-len(x), x))
         self.name_re = re.compile(r"\b(?:" + "|".join(map(re.escape, parts)) + r")\b") if parts else None
         self._when_cache: dict[str, datetime | None] = {}
+        self.judge = TitleJudge(self.name_keys, caps)
+        self._position = {t.id: i for i, t in enumerate(session.turns)}
 
     def when(self, turn: Turn) -> datetime | None:
         if turn.timestamp:
@@ -396,7 +395,7 @@ class _Context:
         if question_only:
             informative = bool(named or has_number or notes)
         else:
-            cw = _content_words(body, self.name_keys)
+            cw = content_words(body, self.name_keys)
             cue = any(cues[k] for k in _STRONG_KEYS)
             informative = bool(named or has_number or notes or cue or cw >= 1)
         return _Piece(body, sentences, question_only, informative, has_number, entities, notes, cues)
@@ -437,26 +436,56 @@ class _Context:
         notes = [n for p in src for n in p.notes if n.split(" = ")[0] in out]
         named = [e for e in entities if e.lower() not in self.name_keys]
         cues = CUES.counts(out)
-        informative = bool(named or has_number or notes or _content_words(out, self.name_keys) >= 1)
+        informative = bool(named or has_number or notes or content_words(out, self.name_keys) >= 1)
         return _Piece(out, [out], False, informative, has_number, entities, notes, cues)
 
     # -- drafts ---------------------------------------------------------------------------
 
-    def _title(self, piece: _Piece) -> str:
-        pick = next((s for s in piece.sentences if not _QUESTION_END_RE.search(s)), None)
-        if pick is None:
-            pick = piece.sentences[0] if piece.sentences else piece.text
-        t = TITLE_PREFIX_RE.sub("", pick.strip())
+    def _clean_title(self, sentence: str) -> str:
+        """``sentence`` without leading interjections, a vocative or markup, capitalised."""
+        t = TITLE_PREFIX_RE.sub("", sentence.strip())
         # A leading vocative ("Caroline, ...").
         head, sep, rest = t.partition(",")
         if sep and head.strip().lower() in self.name_keys and rest.strip():
             t = rest.strip()
         t = t.lstrip("#*->` ").strip()
         if not t:
-            t = pick.strip()
+            t = sentence.strip()
         if t and t[0].islower():
             t = t[0].upper() + t[1:]
         return trim_title(t)
+
+    def _title(self, turn: Turn, piece: _Piece) -> str:
+        """The piece's first statement; when that says nothing ("Let's go with it."), the card's
+        next sentence that does, else one of the turn it answers (see titles.py)."""
+        pick = next((s for s in piece.sentences if not _QUESTION_END_RE.search(s)), None)
+        if pick is None:
+            pick = piece.sentences[0] if piece.sentences else piece.text
+        title = self._clean_title(pick)
+        if not self.judge.contentless(title):
+            return title
+        own = self.judge.first(self._candidates(piece.sentences))
+        if own is not None:
+            return _joined(title, own) if negates(title) else own
+        answered = self._answered(turn)
+        if answered is None:
+            return title
+        other = self.judge.first(self._candidates([s for p in self.pieces(answered) for s in p.sentences]))
+        return title if other is None else _joined(title, other)  # the stance stays: "Let's not — …"
+
+    def _candidates(self, sentences: list[str]) -> list[str]:
+        """Titles that sentences outside code fences would give."""
+        return [self._clean_title(s) for s in sentences if _FENCE not in s]
+
+    def _answered(self, turn: Turn) -> Turn | None:
+        """The turn just before ``turn`` when another speaker said it: what ``turn`` replies to."""
+        at = self._position.get(turn.id, 0)
+        if at == 0:
+            return None
+        prev = self.session.turns[at - 1]
+        if self.speaker(prev) == self.speaker(turn) or not prev.content.strip():
+            return None
+        return prev
 
     def make_draft(self, key: str, src: list[tuple[Turn, _Piece]], pair: bool = False) -> _Draft:
         first_turn = src[0][0]
@@ -491,7 +520,7 @@ class _Context:
             a = a[:1].upper() + a[1:]
             title = f"{q} \u2014 {trim_title(a, TITLE_MAX - len(q) - 3)}"
         else:
-            title = self._title(src[0][1])
+            title = self._title(first_turn, src[0][1])
         if len(src) == 1:
             cues = src[0][1].cues or CUES.counts(body)
         else:
