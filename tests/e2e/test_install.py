@@ -17,6 +17,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+import yaml
 from openclaw_e2e_support import REPO
 
 pytestmark = pytest.mark.e2e
@@ -39,6 +40,9 @@ INSTALL_WORDS = ("from a checkout of this repository, `uv tool install .` or `pi
                  "(`python3 -m venv .venv && .venv/bin/pip install -c constraints.txt .`) with `.venv/bin/alaya` "
                  "on the PATH or named in the plugin's (or hook pack's) `command`; alaya is not on the package "
                  "index yet")
+# The release workflow's build and check, which the last test runs.
+RELEASE_BUILD = "python -m build"
+RELEASE_CHECK = "python -m twine check --strict dist/*"
 # Nothing may reach the network: any proxy-honouring client fails fast, pip may not use an index.
 OFFLINE = {"PIP_NO_INDEX": "1", "HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9",
            "ALL_PROXY": "http://127.0.0.1:9", "NO_PROXY": "", "no_proxy": ""}
@@ -140,14 +144,26 @@ def test_demo_twice_second_run_installs_nothing_and_runs_offline(checkout):
     assert "alaya trace card-" in second and "PgBouncer" in second
 
 
+def test_release_workflow_builds_and_checks_as_this_module_does():
+    """The release workflow publishes what the test below built and checked, with trusted
+    publishing (no stored token)."""
+    workflow = yaml.safe_load((REPO / ".github" / "workflows" / "release.yml").read_text(encoding="utf-8"))
+    assert workflow[True]["push"]["tags"] == ["v*"]  # YAML 1.1 reads the key `on` as true
+    runs = [step.get("run", "") for step in workflow["jobs"]["build"]["steps"]]
+    assert RELEASE_BUILD in runs and RELEASE_CHECK in runs
+    publish = workflow["jobs"]["publish"]
+    assert publish["permissions"] == {"id-token": "write"}
+    assert publish["steps"][-1] == {"uses": "pypa/gh-action-pypi-publish@release/v1"}
+
+
 def test_release_build_passes_twine_check_and_carries_package_data(clone, tmp_path):
     """What .github/workflows/release.yml builds and checks before publishing (the wheel is built
     from the sdist, so a file missing from the sdist fails here too)."""
     dist = tmp_path / "dist"
-    clone.sh(f"{sys.executable} -m build --outdir {dist} .")
+    clone.sh(f"{RELEASE_BUILD.replace('python', sys.executable, 1)} --outdir {dist} .")
     built = sorted(p.name for p in dist.iterdir())
     assert [n for n in built if n.endswith(".whl")] and [n for n in built if n.endswith(".tar.gz")], built
-    clone.sh(f"{sys.executable} -m twine check --strict {dist}/*", offline=True)
+    clone.sh(RELEASE_CHECK.replace("python", sys.executable, 1).replace("dist/", f"{dist}/"), offline=True)
     wheel = zipfile.ZipFile(next(dist.glob("*.whl")))
     names = set(wheel.namelist())
     demo = {p.name for p in (REPO / "openclaw_alaya" / "demo").iterdir()}
