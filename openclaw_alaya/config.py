@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .errors import ConfigError
 from .store.fsutil import atomic_write
@@ -109,11 +109,6 @@ class IngestConfig(_Section):
     max_turn_chars: int = Field(100_000, ge=1000)
 
 
-class LoggingConfig(_Section):
-    level: str = Field("WARNING", pattern="^(DEBUG|INFO|WARNING|ERROR)$")
-    file: str | None = None
-
-
 class LockConfig(_Section):
     timeout_seconds: float = Field(30.0, gt=0)
 
@@ -199,13 +194,21 @@ class Config(_Section):
     recall: RecallConfig = Field(default_factory=RecallConfig)
     introspect: IntrospectConfig = Field(default_factory=IntrospectConfig)
     ingest: IngestConfig = Field(default_factory=IngestConfig)
-    logging: LoggingConfig = Field(default_factory=LoggingConfig)
     lock: LockConfig = Field(default_factory=LockConfig)
     hook: HookConfig = Field(default_factory=HookConfig)
     cron: CronConfig = Field(default_factory=CronConfig)
     backup: BackupConfig = Field(default_factory=BackupConfig)
     redaction: RedactionConfig = Field(default_factory=RedactionConfig)
     serve: ServeConfig = Field(default_factory=ServeConfig)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_retired_logging(cls, data: Any) -> Any:
+        """`alaya init` used to write a `logging` section that nothing read: a config.json that has
+        it still loads, and the next save leaves it out."""
+        if isinstance(data, dict) and "logging" in data:
+            data = {key: value for key, value in data.items() if key != "logging"}
+        return data
 
     @classmethod
     def load(cls, path: Path) -> "Config":

@@ -266,6 +266,22 @@ def test_config_get_and_set_by_dotted_key(tmp_path):
     assert (data / "config.json").read_bytes() == before
 
 
+def test_config_has_no_logging_section_and_an_old_one_still_loads(tmp_path):
+    """`logging.level` / `logging.file` were written by init but never read: they are gone, and a
+    data directory whose config.json still has them keeps working."""
+    data = tmp_path / "data"
+    ok(alaya(data, "init"))
+    config = json.loads((data / "config.json").read_text())
+    assert "logging" not in config
+    proc = alaya(data, "config", "get", "logging.level")
+    assert proc.returncode == 1 and "logging.level: unknown key" in proc.stderr.decode()
+    config["logging"] = {"level": "WARNING", "file": None}
+    (data / "config.json").write_text(json.dumps(config))
+    ok(alaya(data, "status"))
+    ok(alaya(data, "config", "set", "hook.budget_tokens", "800"))
+    assert "logging" not in json.loads((data / "config.json").read_text())
+
+
 def test_shell_completion_knows_the_commands_and_their_options(tmp_path):
     script = ok(alaya(tmp_path, "completion", "bash"))
     for word in ("recall", "introspect", "serve", "--from-nodes", "--top-k", "session-start"):

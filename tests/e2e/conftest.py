@@ -1,5 +1,6 @@
-"""End-to-end tests against real OpenClaw (installed from the npm registry by
-scripts/install-openclaw.sh). Skipped only when ALAYA_SKIP_E2E=1; an install failure fails them."""
+"""End-to-end tests: against real OpenClaw (installed from the npm registry by
+scripts/install-openclaw.sh), and a user's install from a checkout (test_install.py, from the
+package index or pip's cache). Skipped only when ALAYA_SKIP_E2E=1; an install failure fails them."""
 from __future__ import annotations
 
 import os
@@ -11,7 +12,7 @@ from openclaw_e2e_support import INSTALL_SCRIPT, REPO
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "e2e: end-to-end test against real OpenClaw (ALAYA_SKIP_E2E=1 skips)")
+    config.addinivalue_line("markers", "e2e: end-to-end test: real OpenClaw, or a fresh install (ALAYA_SKIP_E2E=1 skips)")
 
 
 def pytest_collection_modifyitems(config, items):

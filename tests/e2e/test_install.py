@@ -1,0 +1,177 @@
+"""A new user's install, run as written: the README's install and first commands in a fresh venv
+on a fresh copy of the checkout (pip builds the wheel and installs it, not editable), then
+scripts/demo.sh twice, the second time offline; and the sdist and wheel the release workflow
+builds pass `twine check` and carry the package data. The install needs the package index (or
+pip's cache) once, as a user's does; everything after it runs offline. One venv for the module:
+installing every dependency into it takes about 40 s with a warm pip cache."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+import yaml
+from openclaw_e2e_support import REPO
+
+pytestmark = pytest.mark.e2e
+
+# The README's "Install and use" lines this module runs verbatim (a drift check keeps them there).
+README_INSTALL = "python3 -m venv .venv && .venv/bin/pip install -c constraints.txt ."
+README_PATH = 'export PATH="$PWD/.venv/bin:$PATH"'
+README_HOME = "export ALAYA_HOME=~/.alaya"
+README_INIT = "alaya init"
+README_INGEST = "alaya ingest ~/.openclaw/agents/main/sessions --agent main --distill"
+README_RECALL = 'alaya recall "why did the billing service run out of connections?"'
+README_RECALL_JSON = 'alaya recall "graph database" --json'
+README_TRACE = "alaya trace card-…"  # run with the id the JSON recall gave
+README_DEMO_DIR = ("python -c \"import openclaw_alaya, pathlib; "
+                   "print(pathlib.Path(openclaw_alaya.__file__).parent / 'demo')\"")
+README_COMMANDS = [README_INSTALL, README_PATH, README_HOME, README_INIT, README_INGEST, README_RECALL,
+                   README_RECALL_JSON, README_TRACE, README_DEMO_DIR]
+# The one install sentence README, SKILL.md, the plugin README and HOOK.md share.
+INSTALL_WORDS = ("from a checkout of this repository, `uv tool install .` or `pipx install .`, or a venv "
+                 "(`python3 -m venv .venv && .venv/bin/pip install -c constraints.txt .`) with `.venv/bin/alaya` "
+                 "on the PATH or named in the plugin's (or hook pack's) `command`; alaya is not on the package "
+                 "index yet")
+# The release workflow's build and check, which the last test runs.
+RELEASE_BUILD = "python -m build"
+RELEASE_CHECK = "python -m twine check --strict dist/*"
+# Nothing may reach the network: any proxy-honouring client fails fast, pip may not use an index.
+OFFLINE = {"PIP_NO_INDEX": "1", "HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9",
+           "ALL_PROXY": "http://127.0.0.1:9", "NO_PROXY": "", "no_proxy": ""}
+
+
+def _copy_checkout(dest: Path) -> None:
+    """The working tree as a fresh clone would have it (tracked and unignored files, no venvs)."""
+    names = subprocess.run(["git", "-C", str(REPO), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                           capture_output=True, check=True).stdout.decode().split("\0")
+    for name in filter(None, names):
+        src = REPO / name
+        if src.is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / name)
+
+
+class Checkout:
+    """A copy of the checkout with its own HOME; `sh` runs a command line there in bash."""
+
+    def __init__(self, root: Path):
+        self.dir = root / "clone"
+        self.home = root / "home"
+        self.dir.mkdir()
+        self.home.mkdir()
+        _copy_checkout(self.dir)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("ALAYA_") and k != "VIRTUAL_ENV"}
+        # pip's cache and config stay the user's: the install is as fast and as configured as theirs
+        env.setdefault("PIP_CACHE_DIR", os.path.expanduser("~/.cache/pip"))
+        env.setdefault("XDG_CONFIG_HOME", os.path.expanduser("~/.config"))
+        env["HOME"] = str(self.home)
+        self.env = env
+
+    def sh(self, line: str, *, offline: bool = False, timeout: float = 600) -> subprocess.CompletedProcess:
+        print(f"\n$ {line}", flush=True)
+        started = time.monotonic()
+        env = {**self.env, **OFFLINE} if offline else self.env
+        p = subprocess.run(["bash", "-c", f"set -euo pipefail\n{line}"], cwd=self.dir, env=env, capture_output=True,
+                           text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+        print(f"  exit {p.returncode} after {time.monotonic() - started:.1f} s\n{p.stdout[-1500:]}{p.stderr[-3000:]}",
+              flush=True)
+        assert p.returncode == 0, f"{line!r} exited {p.returncode}:\n{p.stdout[-2000:]}\n{p.stderr[-4000:]}"
+        return p
+
+
+@pytest.fixture(scope="module")
+def clone(tmp_path_factory) -> Checkout:
+    return Checkout(tmp_path_factory.mktemp("install"))
+
+
+@pytest.fixture(scope="module")
+def checkout(clone) -> Checkout:
+    """The copy after the README's install line (online once, pip's cache reused)."""
+    version = subprocess.run(["python3", "-c", "import sys; print(sys.version_info >= (3, 11))"], capture_output=True,
+                             text=True).stdout.strip()
+    if version != "True":
+        pytest.skip("the README's install line is for python3 3.11+ (constraints.txt); on 3.10 it says to drop -c")
+    clone.sh(README_INSTALL)
+    return clone
+
+
+def test_readme_shows_the_install_this_test_runs():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    for cmd in README_COMMANDS:
+        assert cmd in readme, f"README.md does not show the tested command:\n  {cmd}"
+
+
+def test_install_is_said_the_same_way_everywhere():
+    """README, the skill (whose copies hooks/test/skill.test.js keeps identical), the plugin README
+    and the hook pack tell the same install, the one the test below runs."""
+    for name in ["README.md", "skills/alaya/SKILL.md", "hooks/openclaw-alaya/README.md", "hooks/alaya-capture/HOOK.md"]:
+        text = " ".join((REPO / name).read_text(encoding="utf-8").split())
+        assert INSTALL_WORDS in text, f"{name} does not say: {INSTALL_WORDS}"
+
+
+def test_readme_install_and_first_commands_run_as_written(checkout):
+    # then away from the checkout, whose folder python would import first: what runs is the wheel
+    env_lines = f"{README_PATH}\n{README_HOME}\ncd ~\n"
+    site = checkout.sh(f'{env_lines}python -c "import openclaw_alaya; print(openclaw_alaya.__file__)"').stdout
+    assert "site-packages" in site, f"not installed from the built wheel (editable?): {site}"
+    demo = Path(checkout.sh(env_lines + README_DEMO_DIR, offline=True).stdout.strip())
+    assert "site-packages" in str(demo) and (demo / "ops-incident.jsonl").is_file()
+    # the user's OpenClaw sessions, here the demo sessions the wheel carries
+    sessions = checkout.home / ".openclaw" / "agents" / "main" / "sessions"
+    shutil.copytree(demo, sessions)
+
+    assert "initialised" in checkout.sh(env_lines + README_INIT, offline=True).stdout
+    assert (checkout.home / ".alaya" / "config.json").is_file()
+    ingested = checkout.sh(env_lines + README_INGEST, offline=True).stdout
+    assert re.search(r"ingested 4 sessions", ingested) and re.search(r"distilled [1-9]\d* cards", ingested)
+    assert "PgBouncer" in checkout.sh(env_lines + README_RECALL, offline=True).stdout
+    nodes = json.loads(checkout.sh(env_lines + README_RECALL_JSON, offline=True).stdout)["nodes"]
+    assert any("graph store" in node["title"] for node in nodes)
+    trace = checkout.sh(env_lines + README_TRACE.replace("card-…", nodes[0]["card_id"]), offline=True).stdout
+    assert "design-2026-02-20-graph-store" in trace
+
+
+def test_demo_twice_second_run_installs_nothing_and_runs_offline(checkout):
+    checkout.sh("scripts/demo.sh")
+    stamp = checkout.dir / ".venv" / ".alaya-install"
+    installed = stamp.stat().st_mtime_ns
+    second = checkout.sh("scripts/demo.sh", offline=True).stdout
+    assert stamp.stat().st_mtime_ns == installed, "the second demo run installed again"
+    assert "alaya trace card-" in second and "PgBouncer" in second
+
+
+def test_release_workflow_builds_and_checks_as_this_module_does():
+    """The release workflow publishes what the test below built and checked, with trusted
+    publishing (no stored token)."""
+    workflow = yaml.safe_load((REPO / ".github" / "workflows" / "release.yml").read_text(encoding="utf-8"))
+    assert workflow[True]["push"]["tags"] == ["v*"]  # YAML 1.1 reads the key `on` as true
+    runs = [step.get("run", "") for step in workflow["jobs"]["build"]["steps"]]
+    assert RELEASE_BUILD in runs and RELEASE_CHECK in runs
+    publish = workflow["jobs"]["publish"]
+    assert publish["permissions"] == {"id-token": "write"}
+    assert publish["steps"][-1] == {"uses": "pypa/gh-action-pypi-publish@release/v1"}
+
+
+def test_release_build_passes_twine_check_and_carries_package_data(clone, tmp_path):
+    """What .github/workflows/release.yml builds and checks before publishing (the wheel is built
+    from the sdist, so a file missing from the sdist fails here too)."""
+    dist = tmp_path / "dist"
+    clone.sh(f"{RELEASE_BUILD.replace('python', sys.executable, 1)} --outdir {dist} .")
+    built = sorted(p.name for p in dist.iterdir())
+    assert [n for n in built if n.endswith(".whl")] and [n for n in built if n.endswith(".tar.gz")], built
+    clone.sh(RELEASE_CHECK.replace("python", sys.executable, 1).replace("dist/", f"{dist}/"), offline=True)
+    wheel = zipfile.ZipFile(next(dist.glob("*.whl")))
+    names = set(wheel.namelist())
+    demo = {p.name for p in (REPO / "openclaw_alaya" / "demo").iterdir()}
+    templates = {p.name for p in (REPO / "openclaw_alaya" / "templates").iterdir()}
+    assert {n.rsplit("/", 1)[1] for n in names if n.startswith("openclaw_alaya/demo/")} == demo
+    assert {n.rsplit("/", 1)[1] for n in names if n.startswith("openclaw_alaya/templates/")} == templates
+    assert "openclaw_alaya/safety/bip39-english.txt" in names
