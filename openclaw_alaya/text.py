@@ -168,6 +168,13 @@ def content_words(text: str, *, stemming: bool = False) -> list[str]:
     return out
 
 
+def one_line(text: str, limit: int) -> str:
+    """`text` on one line (runs of whitespace become one space), cut to `limit` characters with
+    an ellipsis: how a card or a turn is shown in a listing."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
 def estimate_tokens(text: str) -> int:
     """Rough LLM-token count for budgets: non-CJK characters / 4, plus 1 per CJK character."""
     if not text:

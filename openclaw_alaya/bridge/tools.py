@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, NotFoundError
 from ..models import check_id
+from ..text import one_line
 
 if TYPE_CHECKING:
     from ..engine import Alaya
@@ -187,7 +188,7 @@ def render_search(result: "RecallResult") -> str:
     for node in result.nodes:
         flag = f", superseded since {node.valid_until}" if node.superseded else ""
         sources = " ".join(f"{s.session_id}#{t}" for s in node.sources for t in s.turn_ids)
-        lines.append(f"[{node.card_id}] ({node.type}{flag}) {_flat(node.title, 120)} — {_flat(node.content, _CONTENT_CHARS)}"
+        lines.append(f"[{node.card_id}] ({node.type}{flag}) {one_line(node.title, 120)} — {one_line(node.content, _CONTENT_CHARS)}"
                      + (f" (sources: {sources})" if sources else ""))
     if result.explorable:
         lines.append("Relations to explore (fit to the query): "
@@ -212,13 +213,8 @@ def render_turns(heading: str, place: "TraceSession") -> str:
     lines = [f"session {heading}:"]
     for turn in place.context:
         mark = ">>" if turn.id in marked else "  "
-        lines.append(f"{mark} [{place.session_id}#{turn.id}] {turn.name or turn.role}: {_flat(turn.content, _TURN_CHARS)}")
+        lines.append(f"{mark} [{place.session_id}#{turn.id}] {turn.name or turn.role}: {one_line(turn.content, _TURN_CHARS)}")
     return "\n".join(lines)
-
-
-def _flat(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 # --- parameters -----------------------------------------------------------------------------

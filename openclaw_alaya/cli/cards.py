@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
+from ..text import one_line
 from . import common
 from .common import print_json
 
@@ -86,5 +87,4 @@ def _render_page(page: "CardPage") -> str:
 
 
 def _title(card: "Card") -> str:
-    flat = " ".join(card.title.split())
-    return flat if len(flat) <= _TITLE_CHARS else flat[: _TITLE_CHARS - 1] + "…"
+    return one_line(card.title, _TITLE_CHARS)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..text import one_line
+
 if TYPE_CHECKING:  # `alaya --help` and `--version` need not load pydantic
     from ..models import RecallResult, TraceResult
 
@@ -11,8 +13,7 @@ _SNIPPET_CHARS = 300
 
 
 def _snippet(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= _SNIPPET_CHARS else flat[: _SNIPPET_CHARS - 1] + "…"
+    return one_line(text, _SNIPPET_CHARS)
 
 
 def render_recall(result: RecallResult) -> str:
