@@ -97,16 +97,9 @@ def fast_path(args: list[str]) -> tuple[Path, list[str], bool, bool] | None:
     """(data dir, argv for the daemon, whether stdin carries input, whether it is a hook call
     that may start a daemon) for the commands the daemon serves; None for anything else
     (help, version, other commands, odd options)."""
-    explicit = None
-    i = 0
-    while i < len(args) and args[i].startswith("-"):
-        if args[i] == "--data-dir" and i + 1 < len(args):
-            explicit, i = args[i + 1], i + 2
-        elif args[i].startswith("--data-dir="):
-            explicit, i = args[i].split("=", 1)[1], i + 1
-        else:
-            return None  # --help, --version, or something the real parser should judge
-    explicit, rest = _data_dir_after_command(args[i:], explicit)
+    explicit, rest = _data_dir_option(args)
+    if not rest or rest[0].startswith("-"):
+        return None  # --help, --version, or something the real parser should judge
     if any(a in ("-h", "--help") for a in rest):
         return None
     hook = rest[:2] == ["hook", "session-start"] or (rest[:2] == ["hook", "tool"] and len(rest) == 3)
@@ -122,18 +115,20 @@ def fast_path(args: list[str]) -> tuple[Path, list[str], bool, bool] | None:
     return data_dir, ["--data-dir", str(data_dir), *rest], needs_stdin, hook
 
 
-def _data_dir_after_command(rest: list[str], explicit: str | None) -> tuple[str | None, list[str]]:
-    """`--data-dir` may follow the command too (`alaya recall Q --data-dir X`); the parser
-    lets that one win, and so does the daemon's argv, which then carries it once, in front."""
+def _data_dir_option(args: list[str]) -> tuple[str | None, list[str]]:
+    """(the `--data-dir` given, the other arguments): it may come before the command or after
+    it (`alaya recall Q --data-dir X`); the last one wins, as in the parser, and the daemon's
+    argv then carries it once, in front."""
+    explicit: str | None = None
     kept: list[str] = []
     j = 0
-    while j < len(rest):
-        if rest[j] == "--data-dir" and j + 1 < len(rest):
-            explicit, j = rest[j + 1], j + 2
-        elif rest[j].startswith("--data-dir="):
-            explicit, j = rest[j].split("=", 1)[1], j + 1
+    while j < len(args):
+        if args[j] == "--data-dir" and j + 1 < len(args):
+            explicit, j = args[j + 1], j + 2
+        elif args[j].startswith("--data-dir="):
+            explicit, j = args[j].split("=", 1)[1], j + 1
         else:
-            kept.append(rest[j])
+            kept.append(args[j])
             j += 1
     return explicit, kept
 
