@@ -47,7 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         data_dir, forwarded, needs_stdin, hook = plan
         stdin, tty = _stdin_for(needs_stdin)
         reply = _served(data_dir, {"op": "run", "argv": forwarded, "stdin": stdin, "tty": tty},
-                        autostart=hook and autostart_on(data_dir))
+                        autostart=hook)
         if reply is not None:
             try:
                 _write(sys.stdout, reply.get("stdout"))
@@ -64,13 +64,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _served(data_dir: Path, message: dict, *, autostart: bool) -> dict | None:
     """The daemon's answer to `message`, from a daemon of this version (started first when
-    `autostart` and none is alive); None: run the command in process."""
+    `autostart`, config.json allows it and none is alive: config.json is read only then, not on
+    every warm call); None: run the command in process."""
     reply = request(data_dir, message)
     if reply is not None and reply.get("version") != __version__:
         if not reply.get("stale"):  # a daemon from before version checks: it must be told
             request(data_dir, {"op": "stop"}, timeout=5.0)
         reply = None  # a stale daemon's answer (if it ran the command, it was a read) is not used
-    if reply is None and autostart and ensure_daemon(data_dir):
+    if reply is None and autostart and autostart_on(data_dir) and ensure_daemon(data_dir):
         reply = request(data_dir, message)
     if reply is not None and reply.get("ok") and isinstance(reply.get("exit"), int) \
             and reply.get("version") == __version__:
