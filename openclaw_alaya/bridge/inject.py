@@ -39,6 +39,7 @@ block, template included (`text.estimate_tokens`); "" when nothing fits.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -154,26 +155,34 @@ def fit(sections: list[Section], budget: int, split: Mapping[str, int] | None = 
     )
     if budget <= 0:
         return ""
+    # A tier's part of the block, as (CJK characters, other characters): the parts and the
+    # frame add up to the whole, so the whole is counted without rendering it each step.
+    frame = _chars(render([]))
+
+    def measure(tier: str) -> tuple[int, int]:
+        cjk, other = _chars(render([s for s in sections if s.tier == tier]))
+        return cjk - frame[0], other - frame[1]
+
+    parts = {t: measure(t) for t in TIERS}
 
     def over() -> bool:
-        return estimate_tokens(render(sections)) > budget
+        cjk = frame[0] + sum(p[0] for p in parts.values())
+        other = frame[1] + sum(p[1] for p in parts.values())
+        return cjk + math.ceil(other / 4) > budget or estimate_tokens(render(sections)) > budget
 
-    frame = _weight(render([]))
-
-    def cost(tier: str) -> float:
-        return _weight(render([s for s in sections if s.tier == tier])) - frame
-
-    # estimate_tokens rounds the non-CJK characters up to whole tokens: at most 3/4 over _weight
-    allowance = allowances({t: cost(t) for t in TIERS}, shares, budget - frame - 0.75)
+    # estimate_tokens rounds the other characters up to whole tokens: at most 3/4 of a token
+    weight = {t: parts[t][0] + parts[t][1] / 4 for t in TIERS}
+    allowance = allowances(weight, shares, budget - frame[0] - frame[1] / 4 - 0.75)
     steps = [(tier, shorten) for tier in DEGRADE for shorten in (True, False)]
     while over():
-        if not any(cost(tier) > allowance[tier] and _degrade(sections, tier, shorten) for tier, shorten in steps):
-            if not any(_degrade(sections, tier, shorten) for tier, shorten in steps):
-                return ""
-    sections = [s for s in sections if s.items]
-    if not sections or over():
-        return ""
-    return render(sections)
+        step = next((s for s in steps if weight[s[0]] > allowance[s[0]] and _degrade(sections, *s)), None)
+        step = step or next((s for s in steps if _degrade(sections, *s)), None)
+        if step is None:
+            return ""
+        parts[step[0]] = measure(step[0])
+        weight[step[0]] = parts[step[0]][0] + parts[step[0]][1] / 4
+    text = render(sections)
+    return text if any(s.items for s in sections) and estimate_tokens(text) <= budget else ""
 
 
 def tier_of(section: Section) -> str:
@@ -210,10 +219,10 @@ def _shares(split: Mapping[str, int] | None) -> dict[str, int]:
     return shares
 
 
-def _weight(text: str) -> float:
-    """estimate_tokens without its rounding up, so that the parts of a text add up to it."""
+def _chars(text: str) -> tuple[int, int]:
+    """(CJK characters, other characters): what `estimate_tokens` counts, in parts that add up."""
     cjk = len(CJK_CHAR.findall(text))
-    return cjk + (len(text) - cjk) / 4
+    return cjk, len(text) - cjk
 
 
 def _degrade(sections: list[Section], tier: str, shorten: bool) -> bool:
@@ -334,7 +343,7 @@ def recent_sessions_section(summary: dict[str, Any], request: StartRequest, cloc
         date = clean(row.get("date"), 10) or "(undated)"
         title = clean(row.get("title"), 120)
         # a card titled like its session (the heuristic distiller's first card often is) is said once
-        highlights = "; ".join(h for h in (clean(h, 80) for h in row.get("highlights", [])) if h and h != title)
+        highlights = "; ".join(h.rstrip(" .") for h in (clean(h, 80) for h in row.get("highlights", [])) if h and h != title)
         if not (title or highlights):
             continue
         full = f"{title} (cards: {highlights})" if title and highlights else title or highlights
