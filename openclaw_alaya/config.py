@@ -153,7 +153,8 @@ class HookConfig(_Section):
 
 # Tools whose results do not bring outside content into a turn; any other tool's result makes
 # the assistant text after it, up to the next user message, `untrusted` (ingest/provenance.py).
-_TRUSTED_TOOLS = ["read", "write", "edit", "apply_patch", "ls", "find", "grep", "tool_search", "tool_describe"]
+_TRUSTED_TOOLS = ["read", "write", "edit", "apply_patch", "ls", "find", "grep", "tool_search", "tool_describe",
+                  "sessions_spawn", "sessions_yield", "memory_store", "memory_forget"]
 
 
 class ProvenanceConfig(_Section):

@@ -168,7 +168,9 @@ _VALUE_PATTERNS: list[tuple[str, tuple[str, ...], str, bool]] = [
 _PLACEHOLDER = re.compile(
     r"(?i)^(?:\*+|x{3,}|\.{3,}|<[^>]*>|\{\{.*\}\}|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\$\(.*\)|%[A-Za-z_]+%|\[REDACTED[^\]]*\]|"
     r"none|null|nil|true|false|undefined|empty|redacted|changeme|change_me|example|your[_\-].*|my[_\-]?(?:password|secret|token|key)|"
-    r"password|secret|token|required|optional|string|str|env|os\.environ.*|process\.env.*|getenv.*|stdin|prompt)$"
+    r"password|secret|token|required|optional|string|str|env|os\.environ.*|process\.env.*|getenv.*|stdin|prompt|"
+    # an OpenClaw session key (`session_key: agent:main:subagent:<uuid>`) is an address, not a secret
+    r"agent:[A-Za-z0-9_.-]{1,64}(?::[A-Za-z0-9_.@+-]{1,128}){1,6})$"
 )
 
 

@@ -235,3 +235,50 @@ def test_a_store_from_before_provenance_is_upgraded_before_it_is_read(memory):
     assert found.nodes and found.nodes[0].origin is None  # stored before provenance: unknown
     status = ok_json(alaya(memory.dirs.root, "status", "--json"))
     assert status["cards_by_origin"] == {"unknown": len(cards(memory))}
+
+
+def test_the_control_ui_is_the_operator_and_a_spawn_result_does_not_taint(memory):
+    spawned = [
+        msg("user", "Spawn a helper to find the billing gateway port.", 1000),
+        {"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "sessions_spawn", "arguments": {}}], "timestamp": 1001},
+        {"role": "toolResult", "toolCallId": "c1", "toolName": "sessions_spawn",
+         "content": [{"type": "text", "text": '{"status": "accepted", "childSessionKey": "agent:main:subagent:1b2c"}'}], "timestamp": 1002},
+        msg("assistant", "A helper is looking for the billing gateway port.", 1003),
+    ]
+    # what OpenClaw 2026.9.6's chat.send (the Control UI) gives: channel webchat, sender "cli"
+    captured(memory, spawned, channel="webchat", senderId="cli", ownerIds=["telegram:owner-1"])
+    assert [t.origin for t in memory.raw.load("sess-1").turns] == ["owner", "agent"]
+
+
+def test_a_subagents_announced_result_is_not_distilled_again_in_the_parent(memory):
+    talk = [msg("user", "We chose Frankfurt for the staging cluster because latency to our users is lowest.", 1000),
+            msg("assistant", "Noted: staging in Frankfurt.", 1001)]
+    captured(memory, talk, sessionId="parent")
+    announce = [msg("user", "[Inter-session message] A background task completed. Child result: Report: the billing gateway "
+                            "listens on port 7443 behind the ingress.", 2000),
+                msg("assistant", "The helper found it: the billing gateway listens on port 7443.", 2001)]
+    captured(memory, talk + announce, sessionId="parent",
+             inputProvenance={"kind": "inter_session", "sourceSessionKey": "agent:main:subagent:1b2c",
+                              "sourceTool": "subagent_announce"})
+    turns = memory.raw.load("parent").turns
+    assert [(t.origin, t.kind) for t in turns[2:]] == [("agent", "subagent"), ("agent", "subagent")]
+    texts = " ".join(c.content for c in cards(memory))
+    assert "Frankfurt" in texts and "7443" not in texts
+
+
+def test_an_openclaw_session_key_is_not_redacted_as_a_secret():
+    from openclaw_alaya.redact import Redactor
+
+    text, _ = Redactor().redact("session_key: agent:main:subagent:1b2c3d4e-aaaa-bbbb-cccc-0123456789ab; "
+                                "session_key=Zx9qW3rT7yU1iO5pA8sD2fG6hJ4kL0")
+    assert "agent:main:subagent:1b2c3d4e-aaaa-bbbb-cccc-0123456789ab" in text and "Zx9qW3rT7" not in text
+
+
+def test_a_subagent_summary_says_the_task_without_openclaws_wrapping():
+    from openclaw_alaya.distill.subagent import task_of
+
+    wrapped = ("[Subagent Context] You are running as a subagent (depth 1/5). Complete the current [Subagent Task]; "
+               "inherited conversation is background context, not your assignment. [Subagent Task] Find which port the "
+               "billing gateway listens on. Begin. Execute the assigned task to completion.")
+    assert task_of(wrapped) == "Find which port the billing gateway listens on."
+    assert task_of("Compare Kafka and NATS.") == "Compare Kafka and NATS."

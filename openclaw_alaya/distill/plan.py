@@ -72,6 +72,7 @@ def prepare(session: Session, start: int, distiller: "Distiller", embedder: "Emb
 def distillable(session: Session, start: int, policy: "ProvenanceConfig") -> tuple[Session, int]:
     """The session without the turns of gated runs, and where its undistilled part now starts."""
     gated = {kind for kind, on in (("cron", policy.distill_cron), ("heartbeat", policy.distill_heartbeat)) if not on}
+    gated.add("subagent")  # a sub-agent's result announced to its parent: its summary card has it
     keep = [(t.kind or session.kind) not in gated for t in session.turns]
     if all(keep):
         return session, start

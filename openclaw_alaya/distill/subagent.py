@@ -11,6 +11,8 @@ a sub-agent that runs again updates its summary instead of adding another.
 
 from __future__ import annotations
 
+import re
+
 from ..models import CardDraft, DistillResult, Session, Turn
 from ..text import estimate_tokens
 from .entities import extract_entities
@@ -38,6 +40,19 @@ def window(session: Session, read_tokens: int) -> tuple[Turn | None, list[Turn]]
     return task, tail[::-1]
 
 
+# OpenClaw wraps a spawned task: "[Subagent Context] You are running as a subagent (depth 1/5).
+# Complete the current [Subagent Task]; … [Subagent Task] <the task> Begin. Execute the assigned
+# task to completion." Only the task itself says what the sub-agent was for.
+_TASK_MARK = "[Subagent Task]"
+_TASK_TAIL = re.compile(r"\s*Begin\.\s*Execute the assigned task to completion\.?\s*$")
+
+
+def task_of(content: str) -> str:
+    if _TASK_MARK in content:
+        content = content.rsplit(_TASK_MARK, 1)[1]
+    return _TASK_TAIL.sub("", content).strip()
+
+
 def _cut(text: str, limit: int) -> str:
     text = " ".join(text.split())
     if len(text) <= limit:
@@ -61,7 +76,7 @@ class SubagentSummary:
         reports = [t for t in tail if t.role == "assistant"] or tail
         if task is None and not reports:
             return DistillResult()
-        task_text = _cut(task.content, TASK_CHARS) if task else ""
+        task_text = _cut(task_of(task.content), TASK_CHARS) if task else ""
         result = _cut(reports[-1].content, RESULT_CHARS) if reports else "(no report yet)"
         parent = f" for session {session.parent}" if session.parent else ""
         content = f"Sub-agent{parent}. Task: {task_text or '(not recorded)'} Result: {result}"

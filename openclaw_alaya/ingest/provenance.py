@@ -20,6 +20,10 @@ _TRIGGER_KINDS = {"cron": "cron", "heartbeat": "heartbeat"}
 # `ctx.inputProvenance.kind` → the origin of the run's user-role input.
 _INPUT_ORIGINS = {"inter_session": "agent", "internal_system": "system"}
 _TOOL_ROLES = {"toolresult", "tool", "function", "tool_result"}
+_ANNOUNCE = "subagent_announce"
+# The Gateway's own operator surfaces: the Control UI's chat (`chat.send`) is authenticated with
+# the Gateway's token, so its sender is the operator, whatever id it carries ("cli").
+_OPERATOR_CHANNELS = {"webchat"}
 _TOOL_RESULT_BLOCKS = {"tool_result", "toolResult", "function_call_output"}
 _MAX_SENDER = 128
 
@@ -32,6 +36,7 @@ class RunProvenance:
     sender: str | None = None
     channel: str | None = None
     input_kind: str | None = None  # OpenClaw's inputProvenance.kind
+    input_tool: str | None = None  # …and its sourceTool (`subagent_announce`: a sub-agent's result)
     parent: str | None = None  # a sub-agent's parent session (id, else key)
     owner_ids: set[str] = field(default_factory=set)
     trusted_tools: set[str] = field(default_factory=set)
@@ -61,6 +66,11 @@ def run_provenance(event: dict[str, Any], *, owner_ids: list[str], trusted_tools
         kind = _kind_from_run(event)
     prov = event.get("inputProvenance")
     input_kind = _text(prov.get("kind"), 40) if isinstance(prov, dict) else None
+    input_tool = _text(prov.get("sourceTool"), 64) if isinstance(prov, dict) else None
+    if input_tool == _ANNOUNCE and given is None:
+        # the run that hands a sub-agent's result to its parent: the sub-agent's summary card
+        # already holds it (distill/subagent.py), so its turns are the sub-agent's kind
+        kind = "subagent"
     ids = {i for i in (_text(v) for v in (event.get("ownerIds") or [] if isinstance(event.get("ownerIds"), list) else [])) if i}
     parent = _text(event.get("parentSessionId")) or _text(event.get("parentSessionKey"), 256)
     return RunProvenance(
@@ -68,6 +78,7 @@ def run_provenance(event: dict[str, Any], *, owner_ids: list[str], trusted_tools
         sender=_text(event.get("senderId")),
         channel=_text(event.get("channel"), 64),
         input_kind=input_kind,
+        input_tool=input_tool,
         parent=parent,
         owner_ids=ids | {str(i) for i in owner_ids},
         trusted_tools=set(trusted_tools),
@@ -97,12 +108,13 @@ def annotate(messages: list[Any], run: RunProvenance) -> tuple[list[Any], list[s
     """Each message (a dict) with `origin`, `sessionKind` and, for user messages, `senderId` set;
     returns them and the warnings to log (an `owner` claim that was downgraded).
 
-    - a message's own `origin` stands (checked), except `owner` for a sender who is known and
-      is not an owner: that becomes `untrusted`;
+    - a message's own `origin` stands (checked), except `owner` claimed for a sender who is
+      known and is not a configured owner (outside the Control UI): that becomes `untrusted`;
     - user input: another session's (`inter_session`) → agent, OpenClaw's own
-      (`internal_system`, a cron or heartbeat run's prompt) → system; a known sender → owner if an owner id, else untrusted; no
-      sender and no channel (the terminal, the Control UI) → owner; a channel without a sender
-      → untrusted;
+      (`internal_system`, a cron or heartbeat run's prompt) → system; the Control UI's chat
+      (`webchat`, the Gateway's authenticated operator) or an owner id → owner; another known
+      sender → untrusted; no sender and no channel (the terminal) → owner; a channel without a
+      sender → untrusted;
     - assistant → agent, but untrusted after a result from a tool not in `trusted_tools`, up to
       the next user message; tool results → untrusted; system → system.
     """
@@ -136,7 +148,7 @@ def annotate(messages: list[Any], run: RunProvenance) -> tuple[list[Any], list[s
         else:
             tainted = tainted or any(name not in run.trusted_tools for name in results)
             origin = explicit or ("untrusted" if tainted else "agent")
-        if origin == "owner" and sender and run.owner_ids and not run.is_owner(sender):
+        if explicit == "owner" and sender and not run.is_owner(sender) and run.channel not in _OPERATOR_CHANNELS:
             warnings.append(f"message {index + 1} claims origin owner for sender {sender!r}, who is not a configured owner: stored as untrusted")
             origin = "untrusted"
         annotated = {**message, "origin": origin, "sessionKind": run.kind}
@@ -151,8 +163,10 @@ def _user_origin(run: RunProvenance, sender: str | None) -> str:
         return _INPUT_ORIGINS[run.input_kind]
     if run.kind in ("cron", "heartbeat"):  # the scheduler's prompt, not someone talking
         return "system"
+    if run.channel in _OPERATOR_CHANNELS or run.is_owner(sender):
+        return "owner"
     if sender:
-        return "owner" if run.is_owner(sender) else "untrusted"
+        return "untrusted"
     return "untrusted" if run.channel else "owner"
 
 
