@@ -133,6 +133,34 @@ class HookConfig(_Section):
     llm_deadline_seconds: float = Field(5.0, gt=0)  # model calls in session-end; past it the session waits for introspect
 
 
+# Tools whose results do not bring outside content into a turn; any other tool's result makes
+# the assistant text after it, up to the next user message, `untrusted` (ingest/provenance.py).
+_TRUSTED_TOOLS = ["read", "write", "edit", "apply_patch", "ls", "find", "grep", "tool_search", "tool_describe"]
+
+
+class ProvenanceConfig(_Section):
+    """Where memory comes from and what of it may be injected (docs/provenance.md)."""
+
+    # sender ids of the owner ("12345" or "telegram:12345"); the plugin adds OpenClaw's
+    # commands.ownerAllowFrom. A sender not listed is never `owner`.
+    owner_ids: list[str] = Field(default_factory=list)
+    trusted_tools: list[str] = Field(default_factory=lambda: list(_TRUSTED_TOOLS))
+    distill_cron: bool = False  # cron runs are stored (L3) but give no cards unless on
+    distill_heartbeat: bool = False  # likewise heartbeat runs
+    subagent_read_tokens: int = Field(10_000, ge=200)  # what a sub-agent's summary is made from, at most
+    # origins injected at session start on their own; untrusted and system never are
+    inject_origins: list[str] = Field(default_factory=lambda: ["manual", "owner", "agent"])
+
+    @field_validator("inject_origins")
+    @classmethod
+    def _injectable(cls, values: list[str]) -> list[str]:
+        allowed = ("manual", "owner", "agent")
+        for value in values:
+            if value not in allowed:
+                raise ValueError(f"{value!r} cannot be injected on its own: use any of {', '.join(allowed)}")
+        return values
+
+
 class CronJobConfig(_Section):
     schedule: str  # cron expression (croniter), checked when `alaya cron` runs
     enabled: bool = True
@@ -196,6 +224,7 @@ class Config(_Section):
     ingest: IngestConfig = Field(default_factory=IngestConfig)
     lock: LockConfig = Field(default_factory=LockConfig)
     hook: HookConfig = Field(default_factory=HookConfig)
+    provenance: ProvenanceConfig = Field(default_factory=ProvenanceConfig)
     cron: CronConfig = Field(default_factory=CronConfig)
     backup: BackupConfig = Field(default_factory=BackupConfig)
     redaction: RedactionConfig = Field(default_factory=RedactionConfig)

@@ -27,12 +27,14 @@ from .ingest.sessions import parse_source, session_row
 from .models import (
     CARD_TYPES,
     CORE_RELATIONS,
+    ORIGINS,
     DistillReport,
     IngestResult,
     LinkResult,
     RecallResult,
     Session,
     TraceResult,
+    check_choice,
     check_id,
     expand_link,
     is_custom,
@@ -45,7 +47,7 @@ from .providers import bind, make_distiller, make_embedder
 from .store import tombstones
 from .store.datadir import DataDir, resolve_data_dir
 from .store.fsutil import append_line
-from .store.graph import GraphStore
+from .store.graph import GraphStore, schema_current
 from .store.lock import StoreLock
 from .store.raw import LINKS_LOG, RawStore
 
@@ -116,6 +118,7 @@ class Alaya:
     def reading(self, operation: str, *, timeout: float | None = None) -> Iterator[GraphStore]:
         """The shared lock and the graph read-only, closed before the lock is released.
         `timeout` instead of the configured one (0: only if free now)."""
+        self._upgrade_schema()
         with self.lock.read(operation, timeout=timeout):
             with GraphStore(self.dirs.graph, read_only=True) as graph:
                 yield graph
@@ -124,9 +127,21 @@ class Alaya:
     def viewing(self, operation: str, *, timeout: float | None = None) -> Iterator["GraphView"]:
         """As `reading`, but the graph as recall reads it: the in-memory snapshot in a process
         that recalls repeatedly (store/snapshot.py), Kuzu itself otherwise."""
+        self._upgrade_schema()
         with self.lock.read(operation, timeout=timeout):
             with self.graph_views.view(lambda: GraphStore(self.dirs.graph, read_only=True)) as graph:
                 yield graph
+
+    def _upgrade_schema(self) -> None:
+        """A store made by an earlier version gains its new columns before anyone reads it:
+        readers open Kuzu read-only, which cannot add them (store/graph.py, `_MIGRATIONS`)."""
+        if schema_current(self.dirs.graph):
+            return
+        try:
+            with self.writing("schema upgrade") as graph:
+                graph.upgrade()
+        except OSError:
+            pass  # a read-only data directory: read it as it is
 
     @contextmanager
     def writing(self, operation: str, *, change_graph: bool = True) -> Iterator[GraphStore]:
@@ -166,11 +181,13 @@ class Alaya:
         agent_id: str | None = None,
         session_id: str | None = None,
         include_tools: bool = False,
+        origin: str | None = None,
     ) -> IngestResult:
-        """Store a session's new turns in L3 and its Session node in L2. Nothing is distilled yet."""
+        """Store a session's new turns in L3 and its Session node in L2. Nothing is distilled yet.
+        Turns that do not say where they came from get an origin by role, capped by `origin`."""
         self.dirs.require()
         session = parse_source(source, agent_id=agent_id, session_id=session_id, include_tools=include_tools,
-                               max_turn_chars=self.config.ingest.max_turn_chars)
+                               max_turn_chars=self.config.ingest.max_turn_chars, origin=origin)
         if session.id in tombstones.forgotten(self.raw, "session"):  # forgotten on purpose: not again
             return IngestResult(session_id=session.id, new_turns=0, total_turns=0, path="", forgotten=True)
         session = redact.for_ingest(self, session)  # secrets out before anything is stored
@@ -185,12 +202,12 @@ class Alaya:
         return IngestResult(session_id=merged.id, new_turns=len(new_turns), total_turns=len(merged.turns), path=str(path))
 
     def ingest_many(self, sources: Any, *, agent_id: str | None = None, include_tools: bool = False,
-                    on_bad: Callable[[Any, InputError], None] | None = None) -> list[IngestResult]:
+                    on_bad: Callable[[Any, InputError], None] | None = None, origin: str | None = None) -> list[IngestResult]:
         """`ingest` for many sessions, a chunk per write-lock hold (ingest/batch.py); `on_bad`:
         skip a source that cannot be parsed and hand it over with its error."""
         from .ingest.batch import ingest_many
 
-        return ingest_many(self, sources, agent_id=agent_id, include_tools=include_tools, on_bad=on_bad)
+        return ingest_many(self, sources, agent_id=agent_id, include_tools=include_tools, on_bad=on_bad, origin=origin)
 
     # --- distill --------------------------------------------------------------------------
 
@@ -220,7 +237,7 @@ class Alaya:
                 if session is not None:  # embedded per batch, not per session (distill/batch.py)
                     batch.append(
                         prepare(session, row["distilled_turns"] or 0, distiller, None,
-                                self.config.distill.max_cards_per_session)
+                                self.config.distill.max_cards_per_session, self.config.provenance)
                     )
                 if batch and (done == len(pending) or sum(len(p.cards) for p in batch) >= _APPLY_BATCH_CARDS):
                     self._apply(batch, report, distiller)
@@ -253,11 +270,13 @@ class Alaya:
         since: str | None = None,
         until: str | None = None,
         now: datetime | None = None,
+        origins: list[str] | None = None,
     ) -> RecallResult:
         """Find cards by meaning and words, then walk the graph; a read, never a write to L2.
         `since`/`until` keep the cards dated in that range ("2026-11-02", "7d", "last week": see
-        recall/periods.py); `now` is what they and a time phrase in the query count from."""
-        from .recall.navigate import Recaller, RecallRequest
+        recall/periods.py); `now` is what they and a time phrase in the query count from;
+        `origins` keeps the cards of those origins ("unknown": stored before provenance)."""
+        from .recall.navigate import UNKNOWN_ORIGIN, Recaller, RecallRequest
         from .recall.periods import aware, window
 
         self.dirs.require()
@@ -276,6 +295,7 @@ class Alaya:
                 since=period.start if period else None,
                 until=period.end if period else None,
                 now=now,
+                origins=None if origins is None else [check_choice(o, (*ORIGINS, UNKNOWN_ORIGIN), "origin") for o in origins],
             )
         except (ValidationError, ValueError) as exc:
             raise InputError(f"recall: {_first_error(exc)}") from None

@@ -41,6 +41,44 @@ CARD_TYPES: dict[str, str] = {
     "fact": "a dated or numeric statement about the world or the user",
 }
 
+# Where a turn came from (docs/provenance.md). Most trusted first: a card distilled from
+# several turns gets the least trusted of their origins (`least_trusted`).
+ORIGINS = ("manual", "owner", "agent", "system", "untrusted")
+# Cards of these origins may be injected on their own at session start; the others are reached
+# only by asking (recall, memory_search), with their origin shown.
+INJECTABLE_ORIGINS = ("manual", "owner", "agent")
+# What kind of run produced a session or a turn.
+SESSION_KINDS = ("interactive", "cron", "heartbeat", "subagent", "import")
+
+
+def check_choice(value: Any, allowed: tuple[str, ...], what: str) -> str:
+    """`value` when it is one of `allowed`, else an InputError naming the allowed values."""
+    if not isinstance(value, str) or value not in allowed:
+        raise InputError(f"unknown {what} {str(value)[:40]!r}: use one of {', '.join(allowed)}")
+    return value
+
+
+def least_trusted(origins: "list[str | None]") -> str | None:
+    """The least trusted of these origins (None: none known, a turn stored before provenance)."""
+    known = [o for o in origins if o in ORIGINS]
+    return max(known, key=ORIGINS.index) if known else None
+
+
+def most_trusted(origins: "list[str | None]") -> str | None:
+    known = [o for o in origins if o in ORIGINS]
+    return min(known, key=ORIGINS.index) if known else None
+
+
+def trust_class(origin: str | None) -> str:
+    """`injectable` (manual, owner, agent, and cards stored before provenance) or `reachable`
+    (system, untrusted). Cards are merged only within a class, and a `reachable` card never
+    supersedes an `injectable` one: a stranger cannot rewrite or retract what the owner said."""
+    return "reachable" if origin in ("system", "untrusted") else "injectable"
+
+
+def may_supersede(older: str | None, newer: str | None) -> bool:
+    return trust_class(newer) == "injectable" or trust_class(older) == "reachable"
+
 
 def now_iso() -> str:
     """The time stamps stored everywhere: UTC, to the second."""
@@ -62,6 +100,14 @@ def _safe(what: str) -> AfterValidator:
     return AfterValidator(lambda value: check_id(value, what))
 
 
+def _one_of(allowed: tuple[str, ...], what: str) -> AfterValidator:
+    return AfterValidator(lambda value: None if value is None else check_choice(value, allowed, what))
+
+
+Origin = Annotated[str | None, _one_of(ORIGINS, "origin")]
+SessionKind = Annotated[str | None, _one_of(SESSION_KINDS, "session kind")]
+
+
 class Turn(BaseModel):
     """One message of a session. `id` is stable across re-ingests of the same session."""
 
@@ -70,6 +116,10 @@ class Turn(BaseModel):
     name: str | None = None
     content: str
     timestamp: str | None = None
+    # provenance (docs/provenance.md): None on turns stored before it was recorded
+    origin: Origin = None
+    kind: SessionKind = None  # the kind of run that said it (a heartbeat in an interactive session)
+    sender: str | None = None  # the channel's sender id, when known
 
 
 class Session(BaseModel):
@@ -83,6 +133,9 @@ class Session(BaseModel):
     turns: list[Turn] = Field(default_factory=list)
     # what a deliberate note or triplet commit was stored with (distill/deliberate.py)
     metadata: dict[str, Any] | None = None
+    kind: SessionKind = None  # None: stored before provenance was recorded
+    channel: str | None = None  # where it happened (telegram, discord, …), when known
+    parent: str | None = None  # a sub-agent's: the session (id or key) that spawned it
 
 
 class SourceRef(BaseModel):
@@ -140,6 +193,8 @@ class Card(BaseModel):
     tier: Literal["HOT", "WARM", "COLD"] = "WARM"
     access_count: int = 0
     last_accessed: str | None = None
+    origin: Origin = None  # the least trusted origin of its source turns; None: stored before provenance
+    session_kind: SessionKind = None
 
 
 class Link(BaseModel):
@@ -164,6 +219,8 @@ class RecallNode(BaseModel):
     sources: list[SourceRef]
     valid_until: str | None = None  # set when a later card contradicted this one
     superseded: bool = False  # true once valid_until has passed: recall ranks it below the valid card
+    origin: str | None = None  # where the card came from (ORIGINS); None: stored before provenance
+    session_kind: str | None = None
 
 
 class Explorable(BaseModel):

@@ -20,9 +20,11 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
-from ..models import Turn, check_id
+from ..ingest.provenance import RunProvenance, annotate, run_provenance
+from ..models import INJECTABLE_ORIGINS, Turn, check_id
 
 if TYPE_CHECKING:
+    from ..config import ProvenanceConfig
     from ..memory import Memory
 
 _OUR_BLOCK = re.compile(r"<alaya-memory\b[^>]*>.*?</alaya-memory>\s*", re.I | re.S)
@@ -39,6 +41,7 @@ class EndEvent:
     reason: str
     turns: list[Turn] = field(default_factory=list)
     session_key: str | None = None
+    run: RunProvenance = field(default_factory=RunProvenance)
 
 
 # --- ids ------------------------------------------------------------------------------------
@@ -78,8 +81,9 @@ def session_of(event: dict[str, Any]) -> str | None:
 # --- session-end ----------------------------------------------------------------------------
 
 
-def end_event(event: dict[str, Any], *, max_turn_chars: int) -> EndEvent:
-    """The event as capture takes it; each turn cut to `max_turn_chars` (config `ingest`)."""
+def end_event(event: dict[str, Any], *, max_turn_chars: int, provenance: "ProvenanceConfig") -> EndEvent:
+    """The event as capture takes it; each turn cut to `max_turn_chars` (config `ingest`) and
+    marked with where it came from (ingest/provenance.py; a downgraded owner claim is logged)."""
     from ..ingest.formats import parse_messages
 
     messages = event.get("messages")
@@ -89,6 +93,10 @@ def end_event(event: dict[str, Any], *, max_turn_chars: int) -> EndEvent:
         raise InputError("hook session-end: messages must be a list")
     messages = messages[_after_last_reset(messages):]
     reason = event.get("reason")
+    run = run_provenance(event, owner_ids=provenance.owner_ids, trusted_tools=provenance.trusted_tools)
+    messages, warnings = annotate(messages, run)
+    for warning in warnings:
+        print(f"alaya: warning: hook session-end: {warning}", file=sys.stderr)
     turns = parse_messages([_prepare(m) for m in messages], strict=False, where="hook session-end: messages",
                            max_turn_chars=max_turn_chars)
     return EndEvent(
@@ -97,6 +105,7 @@ def end_event(event: dict[str, Any], *, max_turn_chars: int) -> EndEvent:
         reason=reason if isinstance(reason, str) and reason else "unknown",
         turns=turns,
         session_key=event.get("sessionKey") if isinstance(event.get("sessionKey"), str) else None,
+        run=run,
     )
 
 
@@ -199,7 +208,8 @@ def capture(memory: "Memory", event: EndEvent) -> dict[str, Any]:
     incoming = for_alignment(memory, sid, stored.agent_id if stored else event.agent_id, event.turns)
     fresh = new_turns(stored.turns if stored else [], incoming)
     if fresh:
-        first_user = next((t.content for t in incoming if t.role == "user"), "")
+        # the title may be injected (recent sessions): never the words of an untrusted sender
+        first_user = next((t.content for t in incoming if t.role == "user" and t.origin in INJECTABLE_ORIGINS), "")
         session = Session(
             id=sid,
             agent_id=stored.agent_id if stored else event.agent_id,
@@ -209,6 +219,9 @@ def capture(memory: "Memory", event: EndEvent) -> dict[str, Any]:
             title=(stored.title if stored else None) or (" ".join(first_user.split())[:_TITLE_CHARS] or None),
             source_format="openclaw-hook",
             turns=fresh,
+            kind=event.run.kind,
+            channel=event.run.channel,
+            parent=safe_id(event.run.parent, "session") if event.run.parent else None,
         )
         ingested = memory.ingest(session)  # runs the store filters (secret redaction)
         if ingested.forgotten:  # the user forgot this session: its transcript is not kept again

@@ -148,7 +148,7 @@ def default_sections(memory: "Memory", request: StartRequest) -> list[Section]:
     relevant: list[Item] = []
     prompt = " ".join((request.prompt or "").split())
     if prompt and request.max_cards:
-        result = memory.recall(prompt, scope=request.agent_id, top_k=request.max_cards)
+        result = memory.recall(prompt, scope=request.agent_id, top_k=request.max_cards, origins=injectable(memory))
         relevant = [_card_item(n.card_id, n.type, n.title, n.content, None, request.card_chars) for n in result.nodes]
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     with memory.reading("session-start") as graph:
@@ -156,8 +156,8 @@ def default_sections(memory: "Memory", request: StartRequest) -> list[Section]:
         fallback: list["Card"] = []
         if not relevant and request.max_cards:
             scopes = summary_mod.scopes_for(request.agent_id)
-            hot = graph.top_cards(scopes, by="hot", limit=request.max_cards, now=now)
-            recent = graph.top_cards(scopes, by="recent", limit=request.max_cards, now=now)
+            hot = graph.top_cards(scopes, by="hot", limit=request.max_cards, now=now, origins=injectable(memory))
+            recent = graph.top_cards(scopes, by="recent", limit=request.max_cards, now=now, origins=injectable(memory))
             fallback = _interleave(hot, recent, request.max_cards)
     sections = [summary_section(summary)]
     if relevant:
@@ -166,6 +166,12 @@ def default_sections(memory: "Memory", request: StartRequest) -> list[Section]:
         items = [_card_item(c.id, c.type, c.title, c.content, c.valid_from or c.created_at, request.card_chars) for c in fallback]
         sections.append(Section("cards", "Hottest and most recent cards", items, order=20, min_items=3))
     return [s for s in sections if s.items]
+
+
+def injectable(memory: "Memory") -> list[str]:
+    """The origins a card may have to be injected on its own (docs/provenance.md): the
+    configured ones, and cards stored before origins were recorded ("unknown")."""
+    return [*memory.config.provenance.inject_origins, "unknown"]
 
 
 def summary_section(summary: dict[str, Any]) -> Section:

@@ -37,7 +37,8 @@ def scopes_for(agent_id: str) -> list[str]:
 
 def compute(graph: "GraphStore", memory: "Memory", agent_id: str) -> dict[str, Any]:
     """The summary for one scope, from an open graph (caller holds the read lock)."""
-    data = graph.overview(scopes_for(agent_id), top=TOP * 3, sessions=RECENT_SESSIONS)
+    data = graph.overview(scopes_for(agent_id), top=TOP * 3, sessions=RECENT_SESSIONS,
+                          origins=memory.config.provenance.inject_origins)
     speakers = set(_ROLE_WORDS) | {agent_id.lower()}
     for row in data["sessions"]:
         try:

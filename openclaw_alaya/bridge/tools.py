@@ -73,6 +73,7 @@ def memory_search(memory: "Alaya", agent: str, params: Params) -> Answer:
         depth=_count(params, "depth", "memory_search", 0, 3), from_nodes=from_nodes,
         budget=_count(params, "budget", "memory_search", 1, 50_000), scope=agent, top_k=limit,
         since=_text(params, "since", "memory_search"), until=_text(params, "until", "memory_search"),
+        origins=_names(params, "origins", "memory_search") or None,
     )
     return {"text": render_search(result), "details": result.model_dump()}
 
@@ -187,6 +188,8 @@ def render_search(result: "RecallResult") -> str:
         return "\n".join([*lines, "No matching memories."])
     for node in result.nodes:
         flag = f", superseded since {node.valid_until}" if node.superseded else ""
+        if node.origin in ("untrusted", "system"):  # said by someone other than the owner or this agent
+            flag += f", origin {node.origin}: not verified"
         sources = " ".join(f"{s.session_id}#{t}" for s in node.sources for t in s.turn_ids)
         lines.append(f"[{node.card_id}] ({node.type}{flag}) {one_line(node.title, 120)} — {one_line(node.content, _CONTENT_CHARS)}"
                      + (f" (sources: {sources})" if sources else ""))

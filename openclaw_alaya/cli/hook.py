@@ -91,7 +91,7 @@ def cmd_session_end(args: argparse.Namespace) -> int:
     from ..plugins import get_plugin_manager
 
     memory = common.memory(args.data_dir)
-    end = end_event(event, max_turn_chars=memory.config.ingest.max_turn_chars)
+    end = end_event(event, max_turn_chars=memory.config.ingest.max_turn_chars, provenance=memory.config.provenance)
     if repaired:
         warn(repaired)
     report: dict[str, Any] = {}

@@ -87,7 +87,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     args.file = args.file[0] if args.file else None
     memory = common.memory(args.data_dir)
     source = _read_stdin() if args.stdin else args.file
-    result = memory.ingest(source, agent_id=args.agent, session_id=args.session_id, include_tools=args.include_tools)
+    result = memory.ingest(source, agent_id=args.agent, session_id=args.session_id, include_tools=args.include_tools,
+                           origin=args.origin)
     report: dict[str, Any] = result.model_dump()
     if args.distill:
         report["distilled"] = memory.distill(result.session_id).model_dump()
@@ -109,6 +110,7 @@ def _ingest_many(args: argparse.Namespace) -> int:
         print(f"alaya: warning: skipped {error}", file=sys.stderr)
 
     results = memory.ingest_many(session_files(args.file), agent_id=args.agent, include_tools=args.include_tools,
+                                 origin=args.origin,
                                  on_bad=skip)
     report: dict[str, Any] = {"sessions": [r.model_dump() for r in results], "skipped": skipped}
     if args.distill:
@@ -138,7 +140,8 @@ def cmd_distill(args: argparse.Namespace) -> int:
     return 0
 
 
-_RECALL_KEYS = {"query", "concepts", "relations", "depth", "from_nodes", "budget", "scope", "top_k", "since", "until"}
+_RECALL_KEYS = {"query", "concepts", "relations", "depth", "from_nodes", "budget", "scope", "top_k", "since", "until",
+                "origins"}
 
 
 def cmd_recall(args: argparse.Namespace) -> int:
@@ -153,6 +156,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
         "top_k": args.top_k,
         "since": args.since,
         "until": args.until,
+        "origins": _csv(args.origin) or None,
     }
     if not (request["query"] or request["concepts"] or request["from_nodes"]):
         if sys.stdin.isatty():
@@ -209,7 +213,7 @@ def _stdin_request() -> dict[str, Any]:
     unknown = sorted(set(data) - _RECALL_KEYS)
     if unknown:
         raise InputError(f"<stdin>: unknown key {unknown[0]!r} in recall request (known: {', '.join(sorted(_RECALL_KEYS))})")
-    for key in ("concepts", "relations", "from_nodes"):
+    for key in ("concepts", "relations", "from_nodes", "origins"):
         if key in data and isinstance(data[key], str):
             data[key] = _csv(data[key])
         if key in data and not (isinstance(data[key], list) and all(isinstance(v, str) for v in data[key])):
@@ -301,6 +305,8 @@ def _parser() -> argparse.ArgumentParser:
     ingest.add_argument("--agent", help="agent id the session belongs to (its cards' scope)")
     ingest.add_argument("--session-id", help="session id to use when the input has none")
     ingest.add_argument("--include-tools", action="store_true", help="keep tool calls and results as turns")
+    ingest.add_argument("--origin", choices=("owner", "agent", "system", "untrusted"),
+                        help="where the file's content came from (default: user turns owner, assistant turns agent)")
     ingest.add_argument("--distill", action="store_true", help="distill the session right away")
 
     distill = command("distill", cmd_distill, "turn undistilled turns into cards and links")
@@ -318,6 +324,8 @@ def _parser() -> argparse.ArgumentParser:
     recall.add_argument("--since", help="only cards from then on: 2026-11-02, an ISO time, 7d, 2w, 3m, 1y, today, "
                                         "last week, this month, 上周, … (a phrase in the query only ranks)")
     recall.add_argument("--until", help="only cards before the end of it: the same forms as --since")
+    recall.add_argument("--origin", help="only cards of these origins, comma-separated: manual, owner, agent, system, "
+                                         "untrusted, unknown (stored before origins were recorded)")
 
     trace = command("trace", cmd_trace, "show the source turns a card was distilled from")
     trace.add_argument("card_id")

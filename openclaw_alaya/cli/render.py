@@ -24,7 +24,8 @@ def render_recall(result: RecallResult) -> str:
         via = f" · via {node.matched_rel} (rel {node.rel_similarity:.2f})" if node.matched_rel else ""
         lines.append(f"{i}. [{node.type}] {node.title}  ({node.card_id})")
         until = f" · superseded since {node.valid_until}" if node.superseded else ""
-        lines.append(f"   score {node.score:.3f} · h_distance {node.h_distance:.2f}{via} · {node.tier}{until}")
+        origin = f" · {node.origin}" + (f" ({node.session_kind})" if node.session_kind not in (None, "interactive") else "") if node.origin else ""
+        lines.append(f"   score {node.score:.3f} · h_distance {node.h_distance:.2f}{via} · {node.tier}{origin}{until}")
         lines.append(f"   {_snippet(node.content)}")
         for source in node.sources:
             lines.append(f"   source: {source.session_id} turns {', '.join(source.turn_ids)}")

@@ -73,7 +73,8 @@ def remember(memory: "Memory", note: Note) -> Remembered:
     sid = session_id("note", note.agent or "shared", note.text)
     session = Session(
         id=sid, agent_id=note.agent or "shared", started_at=stamp, title=trim_title(note.text.split("\n", 1)[0]),
-        source_format=NOTE_FORMAT, turns=[Turn(id="note", role="user", name="remember", content=note.text, timestamp=stamp)],
+        source_format=NOTE_FORMAT, turns=[Turn(id="note", role="user", name="remember", content=note.text, timestamp=stamp, origin="manual")],
+        kind="interactive",
         metadata={"type": note.type, "tags": note.tags, "subjects": note.subjects, "importance": note.importance},
     )
     memory.ingest(session)

@@ -131,8 +131,9 @@ def _store(memory: "Memory", request: Commit, fresh: list[Triplet], result: Comm
     session = Session(
         id=sid, agent_id=request.agent or "shared", started_at=stamp, title=triplet_text(fresh[0].model_dump()),
         source_format=TRIPLETS_FORMAT,
-        turns=[Turn(id=f"t{i}", role="user", name="commit", content=triplet_text(t.model_dump()), timestamp=stamp)
-               for i, t in enumerate(fresh)],
+        turns=[Turn(id=f"t{i}", role="user", name="commit", content=triplet_text(t.model_dump()), timestamp=stamp,
+                    origin="manual") for i, t in enumerate(fresh)],
+        kind="interactive",
         metadata={"triplets": [t.model_dump() for t in fresh], "temporal_tag": request.temporal_tag},
     )
     memory.ingest(session)

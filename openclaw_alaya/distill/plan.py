@@ -17,13 +17,16 @@ from ..models import (
     Turn,
     expand_link,
     index_text,
+    least_trusted,
     normalise_relation,
     now_iso,
 )
 from ..store import tombstones
 from ..store.graph import GraphStore
 from ..store.raw import RawStore
+from ..config import ProvenanceConfig
 from .deliberate import distiller_for
+from .subagent import SubagentSummary
 
 if TYPE_CHECKING:
     from ..embedding import Embedder
@@ -48,9 +51,17 @@ class DistillPlan:
     vectors: Any
 
 
-def prepare(session: Session, start: int, distiller: "Distiller", embedder: "Embedder | None", max_cards: int) -> DistillPlan:
-    """`distiller` for a conversation; a note or a triplet commit has its own (deliberate.py)."""
-    result = distiller_for(session, distiller).distill(session, start)
+def prepare(session: Session, start: int, distiller: "Distiller", embedder: "Embedder | None", max_cards: int,
+            policy: "ProvenanceConfig | None" = None) -> DistillPlan:
+    """`distiller` for a conversation; a note or a triplet commit has its own (deliberate.py),
+    a sub-agent's session one summary card (subagent.py); the turns of runs `policy` gates
+    (cron, heartbeat) are left out (docs/provenance.md)."""
+    policy = policy or ProvenanceConfig()
+    if session.kind == "subagent":
+        result = SubagentSummary(policy.subagent_read_tokens).distill(session, start)
+    else:
+        view, at = distillable(session, start, policy)
+        result = distiller_for(session, distiller).distill(view, at) if at < len(view.turns) else DistillResult()
     stamp = now_iso()
     cards = [_card(session, draft, stamp) for draft in result.cards[:max_cards]]
     # embedder None: the caller embeds a whole batch at once (pipeline.py)
@@ -58,7 +69,19 @@ def prepare(session: Session, start: int, distiller: "Distiller", embedder: "Emb
     return DistillPlan(session, start, cards, _draft_links(session, result, {c.id for c in cards}, stamp), vectors)
 
 
+def distillable(session: Session, start: int, policy: "ProvenanceConfig") -> tuple[Session, int]:
+    """The session without the turns of gated runs, and where its undistilled part now starts."""
+    gated = {kind for kind, on in (("cron", policy.distill_cron), ("heartbeat", policy.distill_heartbeat)) if not on}
+    keep = [(t.kind or session.kind) not in gated for t in session.turns]
+    if all(keep):
+        return session, start
+    turns = [t for t, k in zip(session.turns, keep) if k]
+    return session.model_copy(update={"turns": turns}), sum(keep[:start])
+
+
 def _card(session: Session, draft, stamp: str) -> Card:
+    by_id = {t.id: t for t in session.turns}
+    cited = [by_id[t] for t in draft.turn_ids if t in by_id]
     return Card(
         id=card_id(session.id, draft.key),
         title=draft.title,
@@ -72,6 +95,8 @@ def _card(session: Session, draft, stamp: str) -> Card:
         created_at=stamp,
         updated_at=stamp,
         valid_from=draft.valid_from,
+        origin=least_trusted([t.origin for t in cited]),
+        session_kind=next((t.kind for t in cited if t.kind), None) or session.kind,
     )
 
 
@@ -101,7 +126,8 @@ def apply(plans: list[DistillPlan], graph: GraphStore, raw: RawStore) -> tuple[l
         current = known.get(plan.session.id) or {}
         cards += plan.cards
         chain = ([current["last_card"]] if current.get("last_card") else []) + [c.id for c in plan.cards]
-        links += [link for a, b in zip(chain, chain[1:]) for link in expand_link(a, b, "TEMPORAL_NEXT", 1.0, stamp)]
+        # a sub-agent's summary card is re-made under its own id: no edge from it to itself
+        links += [link for a, b in zip(chain, chain[1:]) if a != b for link in expand_link(a, b, "TEMPORAL_NEXT", 1.0, stamp)]
         links += plan.links
         sessions.append({**current, "distilled_turns": len(plan.session.turns), "last_card": chain[-1] if chain else None})
     contexts, extracted = provenance(cards, applied)

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ..models import Card, SourceRef
+from ..models import Card, SourceRef, may_supersede, trust_class
 from ..text import STOPWORDS, stem
 
 DUPLICATE_JACCARD = 0.85  # content-word overlap at which two cards say the same thing
@@ -186,6 +186,11 @@ class Resolver:
                 if other.scope != card.scope:
                     continue
                 theirs = profiles.get(other.id) or profiles.setdefault(other.id, profile(other))
+                if trust_class(other.origin) != trust_class(card.origin):  # models.trust_class
+                    if other.valid_until is None and conflict is None and may_supersede(other.origin, card.origin):
+                        why = contradiction(theirs, mine)
+                        conflict = (other, why) if why else None
+                    continue
                 if other.valid_until is None and conflict is None:
                     why = contradiction(theirs, mine)
                     if why:
@@ -223,6 +228,10 @@ class Resolver:
         if verdicts is None:
             return
         for (old, new), verdict in zip(flagged, verdicts):
+            if trust_class(old.origin) != trust_class(new.origin) and verdict == "duplicate":
+                verdict = "unrelated"  # merged only within a trust class
+            if verdict == "contradicts" and not may_supersede(old.origin, new.origin):
+                verdict = "unrelated"
             if verdict == "duplicate":
                 decisions[new.id] = Decision(new.id, "merge", old.id)
             elif verdict == "contradicts":

@@ -50,7 +50,7 @@ def session_files(paths: Iterable[str | Path]) -> list[Path]:
 
 def ingest_many(memory: "Memory", sources: Iterable[Any], *, agent_id: str | None = None,
                 include_tools: bool = False, chunk: int = CHUNK,
-                on_bad: Callable[[Any, InputError], None] | None = None) -> list["IngestResult"]:
+                on_bad: Callable[[Any, InputError], None] | None = None, origin: str | None = None) -> list["IngestResult"]:
     """Ingest every source (path, bytes or Session), `chunk` sessions per lock hold. A source
     that cannot be parsed stops everything (nothing of its chunk is stored), unless `on_bad`
     is given: then it is handed the source and the error, and the others are stored."""
@@ -60,20 +60,20 @@ def ingest_many(memory: "Memory", sources: Iterable[Any], *, agent_id: str | Non
     for source in sources:
         pending.append(source)
         if len(pending) >= chunk:
-            results += _ingest_chunk(memory, pending, agent_id, include_tools, on_bad)
+            results += _ingest_chunk(memory, pending, agent_id, include_tools, on_bad, origin)
             pending = []
     if pending:
-        results += _ingest_chunk(memory, pending, agent_id, include_tools, on_bad)
+        results += _ingest_chunk(memory, pending, agent_id, include_tools, on_bad, origin)
     return results
 
 
 def _ingest_chunk(memory: "Memory", sources: list[Any], agent_id: str | None, include_tools: bool,
-                  on_bad: Callable[[Any, InputError], None] | None) -> list["IngestResult"]:
+                  on_bad: Callable[[Any, InputError], None] | None, origin: str | None) -> list["IngestResult"]:
     sessions = []
     for source in sources:  # parse and redact outside the lock
         try:
             session = parse_source(source, agent_id=agent_id, session_id=None, include_tools=include_tools,
-                                   max_turn_chars=memory.config.ingest.max_turn_chars)
+                                   max_turn_chars=memory.config.ingest.max_turn_chars, origin=origin)
         except InputError as exc:
             if on_bad is None:
                 raise

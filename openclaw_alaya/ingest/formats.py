@@ -29,7 +29,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..errors import InputError
-from ..models import Session, Turn, check_id
+from ..models import ORIGINS, SESSION_KINDS, Session, Turn, check_choice, check_id
 from .repair import DEFAULT_MAX_TURN_CHARS, cap_turn, decode, load_json, warn
 
 MAX_DEPTH = 64
@@ -269,7 +269,9 @@ class _SessionDraft:
         started_at: str | None = None,
         title: str | None = None,
         source_format: str = FORMAT_SESSION_JSON,
+        kind: str | None = None,
     ) -> None:
+        self.kind = kind
         self.turns = turns
         self.session_id = session_id
         self.agent_id = agent_id
@@ -341,12 +343,14 @@ def _session_from_object(obj: dict, src: str, include_tools: bool, max_turn_char
     sid = obj.get("session_id", obj.get("id"))
     if isinstance(sid, bool) or (sid is not None and not isinstance(sid, (str, int))):
         raise InputError(f"{src}: session_id must be a string, got {_type_name(sid)}")
+    kind = obj.get("kind")
     return _SessionDraft(
         turns=turns,
         session_id=None if sid is None else str(sid),
         agent_id=obj.get("agent_id"),
         started_at=started,
         title=(_one_line(title).strip() or None) if title else None,
+        kind=None if kind is None else _choice(kind, SESSION_KINDS, "kind", src),
     )
 
 
@@ -369,6 +373,7 @@ def _finish(draft: _SessionDraft, src: str, *, agent_id: str | None, session_id:
             title=draft.title,
             source_format=draft.source_format,
             turns=draft.turns,
+            kind=draft.kind,
         )
     except ValidationError as exc:  # pragma: no cover - fields are checked above
         raise InputError(f"{src}: {_one_line(str(exc.errors()[0].get('msg')))}") from None
@@ -439,6 +444,7 @@ def _turn_fields(entry: _Entry, *, include_tools: bool, strict: bool) -> dict | 
         if not text or (role == "user" and _SLASH_COMMAND.match(text)):
             return None
         return {
+            **_provenance(msg, where),
             "role": role,
             "name": _name(msg.get("name"), where),
             "content": text,
@@ -452,6 +458,26 @@ def _turn_fields(entry: _Entry, *, include_tools: bool, strict: bool) -> dict | 
         if strict:
             raise
         return None
+
+
+def _choice(value: Any, allowed: tuple[str, ...], what: str, where: str) -> str:
+    try:
+        return check_choice(value, allowed, what)
+    except InputError as exc:
+        raise InputError(f"{where}: {exc}") from None
+
+
+def _provenance(msg: dict, where: str) -> dict[str, Any]:
+    """A message's own origin, run kind and sender (docs/provenance.md), checked."""
+    fields: dict[str, Any] = {}
+    if msg.get("origin") is not None:
+        fields["origin"] = _choice(msg["origin"], ORIGINS, "origin", where)
+    if msg.get("sessionKind") is not None:
+        fields["kind"] = _choice(msg["sessionKind"], SESSION_KINDS, "sessionKind", where)
+    sender = msg.get("senderId")
+    if isinstance(sender, (str, int)) and not isinstance(sender, bool) and str(sender).strip():
+        fields["sender"] = _one_line(str(sender))[:_MAX_NAME_LEN]
+    return fields
 
 
 def _role(raw: Any, where: str) -> str | None:

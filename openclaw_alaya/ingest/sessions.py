@@ -11,14 +11,20 @@ from .. import redact
 from ..errors import InputError
 from ..models import Session
 from .formats import DEFAULT_MAX_BYTES, parse_session
+from .provenance import with_import_defaults
 
 if TYPE_CHECKING:
     from ..memory import Memory
 
 
-def parse_source(source: Any, **options: Any) -> Session:
+def parse_source(source: Any, *, origin: str | None = None, **options: Any) -> Session:
     """A session from a path, bytes (stdin) or a `Session`; `options` as `parse_session` takes
-    them (a `Session` gets the non-empty ids, `agent_id` and `session_id`)."""
+    them (a `Session` gets the non-empty ids, `agent_id` and `session_id`). Turns that do not
+    say where they came from get origins by role, capped by `origin` (ingest/provenance.py)."""
+    return with_import_defaults(_parsed(source, **options), origin)
+
+
+def _parsed(source: Any, **options: Any) -> Session:
     if isinstance(source, Session):
         ids = {k: options.get(k) for k in ("agent_id", "session_id")}
         return source.model_copy(update={k: v for k, v in ids.items() if v})
@@ -52,4 +58,6 @@ def session_row(memory: "Memory", session: Session, path: Path, known: dict[str,
         "turn_count": len(session.turns),
         "distilled_turns": known.get("distilled_turns") or 0,
         "last_card": known.get("last_card"),
+        "kind": session.kind,
+        "parent": session.parent,
     }

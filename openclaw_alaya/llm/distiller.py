@@ -27,7 +27,7 @@ import jinja2
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from ..errors import ConfigError, InputError
-from ..models import CARD_TYPES, CardDraft, DistillResult, LinkDraft, Session
+from ..models import CARD_TYPES, CardDraft, DistillResult, LinkDraft, Session, trust_class
 from ..safety.invisible import strip_invisible
 from ..store.fsutil import atomic_write
 from ..text import estimate_tokens
@@ -260,7 +260,9 @@ class LLMDistiller:
                     links.append(LinkDraft(src=cards[offset + src].key, dst=cards[offset + dst].key, rel=rel))
             if last and output.summary is not None:
                 new_summary = output.summary
-        if new_summary is not None:
+        # the summary is injected on its own: never rewritten from what an untrusted sender said
+        trusted = all(trust_class(turn.origin) == "injectable" for chunk in chunks for _, turn in chunk)
+        if new_summary is not None and trusted:
             self._store_summary(session.agent_id, new_summary)
         return DistillResult(cards=cards[: self.config.max_cards_per_session], links=links)
 

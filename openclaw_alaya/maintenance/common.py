@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 CARD_COLUMNS = [
     "id", "type", "scope", "title", "content", "importance", "created_at", "updated_at",
-    "valid_until", "temperature", "tier", "access_count", "last_accessed",
+    "valid_until", "temperature", "tier", "access_count", "last_accessed", "origin",
 ]
 
 
@@ -66,6 +66,7 @@ class CardRow:
     tier: str
     access_count: int
     last_accessed: str | None
+    origin: str | None = None
 
 
 def card_rows(graph: "GraphStore", ids: list[str] | None = None) -> list[CardRow]:
@@ -86,6 +87,7 @@ def card_rows(graph: "GraphStore", ids: list[str] | None = None) -> list[CardRow
         d["scope"] = d["scope"] or "shared"
         d["title"] = d["title"] or ""
         d["content"] = d["content"] or ""
+        d["origin"] = d["origin"] or None
         out.append(CardRow(**d))
     return out
 

@@ -30,7 +30,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..distill.resolver import merged_card
-from ..models import CORE_RELATIONS, Card, Link, expand_link, index_row, index_text
+from ..models import CORE_RELATIONS, Card, Link, expand_link, index_row, index_text, trust_class
 from ..progress import progress
 from ..store.raw import CURATION_LOG
 from ..text import content_words
@@ -87,7 +87,9 @@ def plan(rows: list[CardRow], ids: list[str], vectors: np.ndarray, similar_linke
     ids = [ids[i] for i in keep_idx]
     vectors = vectors[keep_idx] if len(keep_idx) else vectors[:0]
     low = min(config.similar_threshold, config.consolidate_threshold)
-    pairs = similar_pairs(vectors, [by_id[c].scope for c in ids], low)
+    # within one scope and one trust class (models.trust_class): an untrusted card is never
+    # merged into, or linked as the same as, a card that may be injected
+    pairs = similar_pairs(vectors, [f"{by_id[c].scope}\x00{trust_class(by_id[c].origin)}" for c in ids], low)
     pairs.sort(key=lambda p: (-p[2], ids[p[0]], ids[p[1]]))
     merges: list[tuple[str, str, float]] = []  # (keep, drop, cosine)
     absorbed: dict[str, str] = {}

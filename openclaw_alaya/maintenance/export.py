@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 GRAPHML_NS = "http://graphml.graphdrawing.org/xmlns"
 _NODE_KEYS = [("title", "string"), ("type", "string"), ("tier", "string"), ("temperature", "double"),
               ("importance", "double"), ("scope", "string"), ("tags", "string"), ("created_at", "string"),
-              ("access_count", "long")]
+              ("access_count", "long"), ("origin", "string"), ("session_kind", "string")]
 _EDGE_KEYS = [("rel", "string"), ("weight", "double")]
 _SAFE_TYPE = re.compile(r"[^a-z0-9_-]+")
 
@@ -52,7 +53,9 @@ def export(memory: "Memory", dest: str | Path | None = None) -> dict[str, Any]:
         atomic_write(out / "cards" / folder[card.id] / f"{card.id}.md", card_markdown(card, outgoing.get(card.id, []), by_id, folder))
     atomic_write(out / "graph.graphml", graphml(cards, edges))
     atomic_write(out / "index.md", index_markdown(cards, folder, memory))
-    return {"dest": str(out), "cards": len(cards), "edges": len(edges), "types": len(set(folder.values()))}
+    return {"dest": str(out), "cards": len(cards), "edges": len(edges), "types": len(set(folder.values())),
+            "cards_by_origin": dict(Counter(c.origin or "unknown" for c in cards)),
+            "cards_by_session_kind": dict(Counter(c.session_kind or "unknown" for c in cards))}
 
 
 def card_markdown(card: "Card", links: list[tuple[str, str]], by_id: dict[str, "Card"], folder: dict[str, str]) -> str:
@@ -61,7 +64,7 @@ def card_markdown(card: "Card", links: list[tuple[str, str]], by_id: dict[str, "
         "importance": card.importance, "tier": card.tier, "temperature": card.temperature, "scope": card.scope,
         "created_at": card.created_at, "updated_at": card.updated_at, "valid_from": card.valid_from,
         "valid_until": card.valid_until, "access_count": card.access_count, "last_accessed": card.last_accessed,
-        "sources": [s.model_dump() for s in card.sources],
+        "origin": card.origin, "session_kind": card.session_kind, "sources": [s.model_dump() for s in card.sources],
     }
     lines = ["---", *(f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in meta.items() if v not in (None, [])), "---", "",
              f"# {card.title}", "", card.content.strip(), ""]
@@ -76,6 +79,10 @@ def card_markdown(card: "Card", links: list[tuple[str, str]], by_id: dict[str, "
 
 def index_markdown(cards: list["Card"], folder: dict[str, str], memory: "Memory") -> str:
     lines = ["# Alaya memory export", "", f"{len(cards)} cards from `{memory.dirs.root}`.", ""]
+    for label, field in (("origin", "origin"), ("session kind", "session_kind")):
+        counts = Counter(getattr(card, field) or "unknown" for card in cards)
+        lines.append(f"By {label}: " + ", ".join(f"{value} {n}" for value, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))))
+    lines.append("")
     by_type: dict[str, list["Card"]] = {}
     for card in cards:
         by_type.setdefault(folder[card.id], []).append(card)
@@ -98,7 +105,8 @@ def graphml(cards: list["Card"], edges: list[tuple]) -> bytes:
         node = ET.SubElement(graph, "node", {"id": card.id})
         values = {"title": card.title, "type": card.type, "tier": card.tier, "temperature": card.temperature,
                   "importance": card.importance, "scope": card.scope, "tags": ",".join(card.tags),
-                  "created_at": card.created_at, "access_count": card.access_count}
+                  "created_at": card.created_at, "access_count": card.access_count, "origin": card.origin,
+                  "session_kind": card.session_kind}
         for name, _kind in _NODE_KEYS:
             if values[name] is not None:
                 ET.SubElement(node, "data", {"key": name}).text = _xml_text(str(values[name]))

@@ -114,7 +114,7 @@ def card_for(session: Session, stamp: str) -> Card:
         id=card_id(session.id, "memex"), title=meta["title"], content=meta["body"] or meta["title"],
         type=meta["type"], tags=meta["tags"], importance=meta["importance"], scope=session.agent_id,
         sources=[SourceRef(session_id=session.id, turn_ids=[turn.id])], created_at=stamp, updated_at=stamp,
-        valid_from=session.started_at,
+        valid_from=session.started_at, origin=turn.origin or "owner", session_kind="import",
     )
 
 
@@ -194,7 +194,7 @@ def import_memex(memory: "Memory", folder: str | Path, *, agent_id: str = "share
 def _session_row(session: Session, path: str, stamp: str) -> dict[str, Any]:
     return {"id": session.id, "agent_id": session.agent_id, "started_at": session.started_at, "ingested_at": stamp,
             "path": path, "title": session.title, "source_format": FORMAT, "turn_count": len(session.turns),
-            "distilled_turns": len(session.turns), "last_card": card_id(session.id, "memex")}
+            "distilled_turns": len(session.turns), "last_card": card_id(session.id, "memex"), "kind": "import"}
 
 
 def apply_notes(graph: Any, notes: list[tuple[Session, Card]], links: list[Link]) -> None:

@@ -185,6 +185,7 @@ def _distill(memory: "Memory", graph: GraphStore, index: Any, ids: list[str], re
         row = {"id": session.id, "agent_id": session.agent_id, "started_at": session.started_at,
                "ingested_at": ingested, "path": str(path), "title": session.title,
                "source_format": session.source_format, "turn_count": len(session.turns),
+               "kind": session.kind, "parent": session.parent,
                "distilled_turns": start, "last_card": (known.get(session_id) or {}).get("last_card")}
         if session_id not in known:
             report["sessions"] += 1
@@ -194,7 +195,8 @@ def _distill(memory: "Memory", graph: GraphStore, index: Any, ids: list[str], re
                 notes.append((session, memex.card_for(session, stamp)))
             continue
         graph.upsert_session(row)
-        batch.append(prepare(session, start, distiller, embedder, memory.config.distill.max_cards_per_session))
+        batch.append(prepare(session, start, distiller, embedder, memory.config.distill.max_cards_per_session,
+                             memory.config.provenance))
         if sum(len(p.cards) for p in batch) >= _BATCH_CARDS:
             _apply_batch(batch, graph, contexts, index, report)
             batch = []

@@ -57,6 +57,7 @@ def details(memory: "Memory") -> dict[str, Any]:
         tiers = dict(graph.query("MATCH (c:Card) RETURN c.tier, count(*)"))
         temps = [r[0] for r in graph.query("MATCH (c:Card) RETURN c.temperature") if r[0] is not None]
         types = graph.type_counts()
+        provenance = graph.provenance_counts()
         relations = graph.relation_counts()
         # a missing time is stored as "" (store/graph.py), which coalesce() would not skip
         dates = sorted((started or ingested)[:10] for started, ingested in
@@ -77,6 +78,7 @@ def details(memory: "Memory") -> dict[str, Any]:
     }
     return {
         "cards_by_type": {t: int(n) for t, n in sorted(types.items(), key=lambda kv: (-kv[1], kv[0] or ""))},
+        **provenance,
         "links_by_relation": dict(sorted(relations.items(), key=lambda kv: (-kv[1], kv[0]))),
         "sessions_span": {"oldest": dates[0] if dates else None, "newest": dates[-1] if dates else None},
         "tiers": {t: int(tiers.get(t, 0)) for t in ("HOT", "WARM", "COLD")},

@@ -40,6 +40,7 @@ from ..text import estimate_tokens
 from .periods import Period, aware, find_phrase, first_moment
 
 SHARED_SCOPE = "shared"
+UNKNOWN_ORIGIN = "unknown"  # what `origins` calls a card stored before provenance was recorded
 _SUPERSEDED_PENALTY = 0.5
 _OUTSIDE_PERIOD = 0.5  # a card dated outside the period the query names: ranks below comparable ones inside
 
@@ -56,6 +57,7 @@ class RecallRequest(BaseModel):
     since: datetime | None = None  # only cards dated at or after this…
     until: datetime | None = None  # …and before this
     now: datetime | None = None  # what "last week" in the query is counted from (default: the current time)
+    origins: list[str] | None = None  # only cards of these origins (models.ORIGINS, "unknown": stored before provenance)
 
     @property
     def text(self) -> str:
@@ -111,7 +113,7 @@ class Recaller:
         reference = self._reference_vector(query_vec, request, index)
         closeness = self._closeness(reference, [h.card_id for h in ranked], index)
         cards = _LazyCards(graph, [h.card_id for h in ranked], (request.top_k or self.config.top_k) + 4)
-        nodes = self._take(_final_order(ranked, cards, request.scope), closeness, depth, request)
+        nodes = self._take(_final_order(ranked, cards, request.scope, request.origins), closeness, depth, request)
         if request.from_nodes:  # navigation: the nearest place first (the seed's contract)
             nodes.sort(key=lambda n: (n.h_distance, -n.score))
         explorable = self._explorable(nodes, graph, reference, index)
@@ -269,6 +271,8 @@ class Recaller:
                     sources=card.sources,
                     valid_until=card.valid_until,
                     superseded=bool(card.valid_until) and card.valid_until <= now,
+                    origin=card.origin,
+                    session_kind=card.session_kind,
                 )
             )
         return nodes
@@ -288,7 +292,8 @@ def _order(hit: _Hit) -> tuple[float, int, str]:
     return (-hit.score, hit.hops, hit.card_id)
 
 
-def _final_order(ranked: list[_Hit], cards: "_LazyCards", scope: str | None) -> Iterator[tuple[_Hit, Card]]:
+def _final_order(ranked: list[_Hit], cards: "_LazyCards", scope: str | None,
+                 origins: list[str] | None = None) -> Iterator[tuple[_Hit, Card]]:
     """The hits best first once cards out of scope or gone are dropped and superseded ones
     penalised, reading cards only as far down the list as that order needs: a penalty only
     lowers a score, so a checked hit is final as soon as it beats the next unchecked one's
@@ -298,7 +303,7 @@ def _final_order(ranked: list[_Hit], cards: "_LazyCards", scope: str | None) -> 
         while checked and checked[0][0] <= _order(hit):
             yield heapq.heappop(checked)[1:]
         card = cards.get(hit.card_id)
-        if card is None or not _in_scope(card, scope):
+        if card is None or not _in_scope(card, scope) or (origins is not None and (card.origin or UNKNOWN_ORIGIN) not in origins):
             continue
         if card.valid_until:
             hit.score *= _SUPERSEDED_PENALTY

@@ -14,15 +14,15 @@ import json
 import os
 import struct
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import kuzu
 
 from ..errors import DamagedStoreError
-from ..models import CORE_RELATIONS, Card, Link, SourceRef
-from .fsutil import FILE_MODE
+from ..models import CORE_RELATIONS, INJECTABLE_ORIGINS, Card, Link, SourceRef
+from .fsutil import FILE_MODE, atomic_write
 
 CARD_RELATIONS = [r for r in CORE_RELATIONS if r != "EXTRACTED_FROM"]
 CUSTOM = "CUSTOM"
@@ -35,10 +35,10 @@ _SCHEMA = [
     " type STRING, tags STRING[], entities STRING[], importance DOUBLE, scope STRING,"
     " sources STRING, created_at STRING, updated_at STRING, valid_from STRING,"
     " valid_until STRING, temperature DOUBLE, tier STRING, access_count INT64,"
-    " last_accessed STRING)",
+    " last_accessed STRING, origin STRING, session_kind STRING)",
     "CREATE NODE TABLE IF NOT EXISTS Session(id STRING PRIMARY KEY, agent_id STRING,"
     " started_at STRING, ingested_at STRING, path STRING, title STRING, source_format STRING,"
-    " turn_count INT64, distilled_turns INT64, last_card STRING)",
+    " turn_count INT64, distilled_turns INT64, last_card STRING, kind STRING, parent STRING)",
     "CREATE NODE TABLE IF NOT EXISTS Entity(name STRING PRIMARY KEY, type STRING, aliases STRING[])",
     # a card merged into another (introspect's consolidate): its old id still resolves (`forward`)
     "CREATE NODE TABLE IF NOT EXISTS Forward(id STRING PRIMARY KEY, target STRING)",
@@ -54,12 +54,19 @@ _SCHEMA = [
 
 # What stores made by earlier versions lack, added on their next read-write open (`_migrate`);
 # each statement is idempotent. Readers of a store not migrated yet see no forwards, no entity
-# types and no aliases (`optional`).
+# types and no aliases (`optional`); the provenance columns are read everywhere, so a reader
+# first has an old store upgraded under the write lock (`schema_current`, `Alaya.reading`).
 _MIGRATIONS = [
     "CREATE NODE TABLE IF NOT EXISTS Forward(id STRING PRIMARY KEY, target STRING)",
     "ALTER TABLE Entity ADD IF NOT EXISTS type STRING DEFAULT ''",
     "ALTER TABLE Entity ADD IF NOT EXISTS aliases STRING[] DEFAULT []",
+    "ALTER TABLE Card ADD IF NOT EXISTS origin STRING DEFAULT ''",
+    "ALTER TABLE Card ADD IF NOT EXISTS session_kind STRING DEFAULT ''",
+    "ALTER TABLE Session ADD IF NOT EXISTS kind STRING DEFAULT ''",
+    "ALTER TABLE Session ADD IF NOT EXISTS parent STRING DEFAULT ''",
 ]
+# Written beside the graph once its schema is `_MIGRATIONS` complete; bumped with them.
+SCHEMA_VERSION = "2"
 _MIGRATED: set[tuple[int, int]] = set()  # (device, inode) of graph files this process has migrated
 
 _CARD_TYPES = {
@@ -67,11 +74,12 @@ _CARD_TYPES = {
     "entities": "STRING[]", "importance": "DOUBLE", "scope": "STRING", "sources": "STRING",
     "created_at": "STRING", "updated_at": "STRING", "valid_from": "STRING", "valid_until": "STRING",
     "temperature": "DOUBLE", "tier": "STRING", "access_count": "INT64", "last_accessed": "STRING",
+    "origin": "STRING", "session_kind": "STRING",
 }
 _SESSION_TYPES = {
     "id": "STRING", "agent_id": "STRING", "started_at": "STRING", "ingested_at": "STRING",
     "path": "STRING", "title": "STRING", "source_format": "STRING", "turn_count": "INT64",
-    "distilled_turns": "INT64", "last_card": "STRING",
+    "distilled_turns": "INT64", "last_card": "STRING", "kind": "STRING", "parent": "STRING",
 }
 CARD_FIELDS = list(_CARD_TYPES)
 _SESSION_FIELDS = list(_SESSION_TYPES)
@@ -102,8 +110,11 @@ def _loaded(row: dict[str, Any], nullable: frozenset[str]) -> dict[str, Any]:
     return {key: None if value == _NONE_STRING and key in nullable else value for key, value in row.items()}
 
 
-_CARD_NULLABLE = frozenset({"valid_from", "valid_until", "last_accessed"})
-_SESSION_NULLABLE = frozenset({"started_at", "title", "last_card", "agent_id", "path", "ingested_at"})
+# a card of one of `$origins`, or one stored before origins were recorded ("")
+_ORIGIN_IN = "(c.origin IN $origins OR c.origin = '' OR c.origin IS NULL)"
+
+_CARD_NULLABLE = frozenset({"valid_from", "valid_until", "last_accessed", "origin", "session_kind"})
+_SESSION_NULLABLE = frozenset({"started_at", "title", "last_card", "agent_id", "path", "ingested_at", "kind", "parent"})
 
 
 class CardTimes(NamedTuple):
@@ -207,6 +218,28 @@ def _migrate(path: Path, conn: Any) -> None:
             conn.execute(statement)
     if tables:
         _MIGRATED.add(key)
+        mark_schema(path)
+
+
+def _schema_file(path: Path) -> Path:
+    return path.with_name(path.name + ".schema")
+
+
+def mark_schema(path: Path) -> None:
+    """Record that the graph at `path` has the whole schema (`SCHEMA_VERSION`)."""
+    if not schema_current(path):
+        try:
+            atomic_write(_schema_file(path), SCHEMA_VERSION)
+        except OSError:
+            pass  # a read-only directory: its readers upgrade nothing and read what is there
+
+
+def schema_current(path: Path) -> bool:
+    """Whether the graph needs no upgrade before it is read (no graph yet: nothing to upgrade)."""
+    try:
+        return _schema_file(path).read_text() == SCHEMA_VERSION
+    except OSError:
+        return not path.exists()
 
 
 def _generation_file(path: Path) -> Path:
@@ -288,6 +321,12 @@ class GraphStore:
     def create_schema(self) -> None:
         for statement in _SCHEMA:
             self._conn.execute(statement)
+        mark_schema(self.path)
+
+    def upgrade(self) -> None:
+        """Open read-write, which brings an earlier store's schema up to date (`_migrate`)."""
+        assert not self.read_only
+        self._conn  # noqa: B018 - opening is the upgrade
 
     def optional(self, cypher: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
         """`query` for what a store of an earlier version may lack (Forward, entity types and
@@ -321,7 +360,7 @@ class GraphStore:
         sets = _assignments("s", "r", _SESSION_TYPES, _SESSION_FIELDS[1:])
         self._conn.execute(
             f"UNWIND $rows AS r MERGE (s:Session {{id: r.id}}) SET {sets}",
-            {"rows": [_stored(row, _SESSION_TYPES) for row in rows]},
+            {"rows": [_stored({**dict.fromkeys(_SESSION_FIELDS), **row}, _SESSION_TYPES) for row in rows]},
         )
 
     def get_session(self, session_id: str) -> dict[str, Any] | None:
@@ -365,7 +404,7 @@ class GraphStore:
         checkpoint rewrite the long text columns as well (a 0.2 s close at 10k cards)."""
         if not cards:
             return
-        fields = ["sources", "tags", "entities", "importance", "updated_at"]
+        fields = ["sources", "tags", "entities", "importance", "updated_at", "origin"]
         rows = [{key: value for key, value in _card_row(card).items() if key in ("id", *fields)} for card in cards]
         self._conn.execute(
             f"UNWIND $rows AS r MATCH (c:Card {{id: r.id}}) SET {_assignments('c', 'r', _CARD_TYPES, fields)}",
@@ -554,9 +593,11 @@ class GraphStore:
 
     # --- overview (session-start injection, integrated summary) ----------------------------
 
-    def top_cards(self, scopes: list[str], *, by: str, limit: int, now: str) -> list[Card]:
-        """Current cards (not invalidated by `now`) in these scopes: `by="hot"` (temperature,
-        then importance) or `by="recent"` (newest first)."""
+    def top_cards(self, scopes: list[str], *, by: str, limit: int, now: str,
+                  origins: Sequence[str] = INJECTABLE_ORIGINS) -> list[Card]:
+        """Current cards (not invalidated by `now`) in these scopes and of these origins (and
+        cards stored before origins were: `_ORIGIN_IN`): `by="hot"` (temperature, then
+        importance) or `by="recent"` (newest first)."""
         order = {
             "hot": "c.temperature DESC, c.importance DESC, c.updated_at DESC",
             "recent": "c.created_at DESC, c.importance DESC",
@@ -564,38 +605,40 @@ class GraphStore:
         fields = ", ".join(f"c.{f}" for f in CARD_FIELDS)
         rows = self._rows(
             f"MATCH (c:Card) WHERE c.scope IN $scopes AND (c.valid_until = '' OR c.valid_until IS NULL OR c.valid_until > $now)"
-            f" RETURN {fields} ORDER BY {order}, c.id LIMIT $limit",
-            {"scopes": scopes, "now": now, "limit": limit},
+            f" AND {_ORIGIN_IN} RETURN {fields} ORDER BY {order}, c.id LIMIT $limit",
+            {"scopes": scopes, "now": now, "limit": limit, "origins": list(origins)},
         )
         return [card_from_row(dict(zip(CARD_FIELDS, row))) for row in rows]
 
-    def overview(self, scopes: list[str], *, top: int, sessions: int) -> dict[str, Any]:
+    def overview(self, scopes: list[str], *, top: int, sessions: int,
+                 origins: Sequence[str] = INJECTABLE_ORIGINS) -> dict[str, Any]:
         """Counts for the integrated summary: card types, tags and entities (most mentioned
-        first), and the newest sessions with the titles of their most important cards."""
-        p = {"scopes": scopes, "top": top}
+        first), and the newest conversations (not cron, heartbeat or sub-agent runs) with the
+        titles of their most important cards; only cards of these origins count."""
+        p = {"scopes": scopes, "top": top, "origins": list(origins)}
         types = self._rows(
-            "MATCH (c:Card) WHERE c.scope IN $scopes RETURN c.type, count(*) AS n ORDER BY n DESC, c.type",
-            {"scopes": scopes},
+            f"MATCH (c:Card) WHERE c.scope IN $scopes AND {_ORIGIN_IN} RETURN c.type, count(*) AS n ORDER BY n DESC, c.type",
+            {"scopes": scopes, "origins": list(origins)},
         )
         tags = self._rows(
-            "MATCH (c:Card) WHERE c.scope IN $scopes UNWIND c.tags AS t"
+            f"MATCH (c:Card) WHERE c.scope IN $scopes AND {_ORIGIN_IN} UNWIND c.tags AS t"
             " RETURN t, count(*) AS n ORDER BY n DESC, t LIMIT $top", p
         )
         entities = self._rows(
-            "MATCH (c:Card)-[:MENTIONS]->(e:Entity) WHERE c.scope IN $scopes"
+            f"MATCH (c:Card)-[:MENTIONS]->(e:Entity) WHERE c.scope IN $scopes AND {_ORIGIN_IN}"
             " RETURN e.name, count(*) AS n ORDER BY n DESC, e.name LIMIT $top", p
         )
         recent = self._rows(
-            "MATCH (s:Session) WHERE s.agent_id IN $scopes RETURN s.id, s.title, s.started_at,"
-            " s.ingested_at ORDER BY s.ingested_at DESC, s.id LIMIT $n",
+            "MATCH (s:Session) WHERE s.agent_id IN $scopes AND NOT s.kind IN ['cron', 'heartbeat', 'subagent']"
+            " RETURN s.id, s.title, s.started_at, s.ingested_at ORDER BY s.ingested_at DESC, s.id LIMIT $n",
             {"scopes": scopes, "n": sessions},
         )
         ids = [r[0] for r in recent]
         titles: dict[str, list[tuple[float, str]]] = {}
         if ids:
             for sid, title, importance in self._rows(
-                "MATCH (c:Card)-[:EXTRACTED_FROM]->(s:Session) WHERE s.id IN $ids"
-                " RETURN s.id, c.title, c.importance", {"ids": ids}
+                f"MATCH (c:Card)-[:EXTRACTED_FROM]->(s:Session) WHERE s.id IN $ids AND {_ORIGIN_IN}"
+                " RETURN s.id, c.title, c.importance", {"ids": ids, "origins": list(origins)}
             ):
                 titles.setdefault(sid, []).append((-(importance or 0.0), title))
         return {
@@ -627,6 +670,22 @@ class GraphStore:
     def type_counts(self) -> dict[str, int]:
         """Cards per type."""
         return {t: n for t, n in self._rows("MATCH (c:Card) RETURN c.type, count(*)")}
+
+    def provenance_counts(self) -> dict[str, dict[str, int]]:
+        """Cards per origin and per session kind, sessions per kind ("unknown": stored before
+        provenance was recorded), most first."""
+        def tally(cypher: str) -> dict[str, int]:
+            rows = [(value or "unknown", int(n)) for value, n in self._rows(cypher)]
+            merged: dict[str, int] = {}
+            for value, n in rows:
+                merged[value] = merged.get(value, 0) + n
+            return dict(sorted(merged.items(), key=lambda kv: (-kv[1], kv[0])))
+
+        return {
+            "cards_by_origin": tally("MATCH (c:Card) RETURN c.origin, count(*)"),
+            "cards_by_session_kind": tally("MATCH (c:Card) RETURN c.session_kind, count(*)"),
+            "sessions_by_kind": tally("MATCH (s:Session) RETURN s.kind, count(*)"),
+        }
 
     def provenance_count(self) -> int:
         """EXTRACTED_FROM edges: card → the sessions it was distilled from."""

@@ -125,6 +125,9 @@ class RawStore:
                 "turns": [*stored.turns, *new],
                 "started_at": stored.started_at or incoming.started_at,
                 "title": stored.title or incoming.title,
+                "kind": stored.kind or incoming.kind,
+                "channel": stored.channel or incoming.channel,
+                "parent": stored.parent or incoming.parent,
             },
             deep=True,
         )
@@ -147,7 +150,7 @@ class RawStore:
         paths = [self._locate(s.id, index)[0] or self._new_path(s) for s in sessions]
         items: list[tuple[Path, str]] = []
         for session, path in zip(sessions, paths):
-            items.append((path, json.dumps(session.model_dump(), indent=1, ensure_ascii=False) + "\n"))
+            items.append((path, json.dumps(_dump(session), indent=1, ensure_ascii=False) + "\n"))
             items.append((path.with_suffix(".md"), render_markdown(session)))
         atomic_write_many(items)
         self._update_index({s.id: p for s, p in zip(sessions, paths)})
@@ -358,6 +361,24 @@ def month_of(session: Session) -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m")
 
 
+_SESSION_PROVENANCE = ("kind", "channel", "parent")
+_TURN_PROVENANCE = ("origin", "kind", "sender")
+
+
+def _dump(session: Session) -> dict[str, Any]:
+    """The session's JSON; provenance keys only where known (files stay as they were for
+    sessions without it, and lean: a turn's three keys are mostly empty)."""
+    doc = session.model_dump()
+    for key in _SESSION_PROVENANCE:
+        if doc.get(key) is None:
+            doc.pop(key, None)
+    for turn in doc["turns"]:
+        for key in _TURN_PROVENANCE:
+            if turn.get(key) is None:
+                turn.pop(key, None)
+    return doc
+
+
 def render_markdown(session: Session) -> str:
     """A human-readable view of the session; turn ids are shown so `trace` output can be
     looked up in it by eye."""
@@ -367,12 +388,17 @@ def render_markdown(session: Session) -> str:
     if session.started_at:
         lines.append(f"- started: {session.started_at}")
     lines.append(f"- format: {session.source_format}")
+    for key in _SESSION_PROVENANCE:
+        if getattr(session, key):
+            lines.append(f"- {key}: {_heading(getattr(session, key))}")
     lines.append(f"- turns: {len(session.turns)}")
     lines.append("")
     for turn in session.turns:
         who = _heading(turn.name) or turn.role
         stamp = f" · {turn.timestamp}" if turn.timestamp else ""
-        lines.extend([f"### [{turn.id}] {who}{stamp}", "", turn.content.rstrip(), ""])
+        known = [_heading(v) for v in (turn.origin, turn.kind if turn.kind != session.kind else None, turn.sender) if v]
+        where = f" ({', '.join(known)})" if known else ""
+        lines.extend([f"### [{turn.id}] {who}{where}{stamp}", "", turn.content.rstrip(), ""])
     return "\n".join(lines)
 
 

@@ -1,0 +1,185 @@
+"""Where each turn came from: the origin class and the kind of run (docs/provenance.md).
+
+The hook's messages are annotated before they are parsed (`annotate`), because what decides an
+assistant turn's origin is a tool result that parsing drops: content from a tool that may have
+read the outside world taints the rest of that turn. A file ingested on purpose by the owner
+(`alaya ingest`) gets origins by role instead (`with_import_defaults`). Nothing here ever
+guesses `owner` for a sender it cannot place: an unknown sender on a channel is `untrusted`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import InputError
+from ..models import ORIGINS, SESSION_KINDS, Session, check_choice, least_trusted
+
+# OpenClaw's `ctx.trigger` values that name a kind of run; "user" and "manual" are interactive.
+_TRIGGER_KINDS = {"cron": "cron", "heartbeat": "heartbeat"}
+# `ctx.inputProvenance.kind` → the origin of the run's user-role input.
+_INPUT_ORIGINS = {"inter_session": "agent", "internal_system": "system"}
+_TOOL_ROLES = {"toolresult", "tool", "function", "tool_result"}
+_TOOL_RESULT_BLOCKS = {"tool_result", "toolResult", "function_call_output"}
+_MAX_SENDER = 128
+
+
+@dataclass
+class RunProvenance:
+    """What the hook event says about the run that produced its new messages."""
+
+    kind: str = "interactive"
+    sender: str | None = None
+    channel: str | None = None
+    input_kind: str | None = None  # OpenClaw's inputProvenance.kind
+    parent: str | None = None  # a sub-agent's parent session (id, else key)
+    owner_ids: set[str] = field(default_factory=set)
+    trusted_tools: set[str] = field(default_factory=set)
+
+    def is_owner(self, sender: str | None) -> bool:
+        if not sender:
+            return False
+        return sender in self.owner_ids or (bool(self.channel) and f"{self.channel}:{sender}" in self.owner_ids)
+
+
+def _text(value: Any, limit: int = _MAX_SENDER) -> str | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str):
+        return None
+    value = " ".join(value.split())[:limit]
+    return value or None
+
+
+def run_provenance(event: dict[str, Any], *, owner_ids: list[str], trusted_tools: list[str]) -> RunProvenance:
+    """The event's provenance keys (contract: docs/provenance.md), checked: an unknown
+    `sessionKind` or message `origin` is refused with the allowed values."""
+    given = event.get("sessionKind")
+    if given is not None:
+        kind = check_choice(given, SESSION_KINDS, "sessionKind")
+    else:
+        kind = _kind_from_run(event)
+    prov = event.get("inputProvenance")
+    input_kind = _text(prov.get("kind"), 40) if isinstance(prov, dict) else None
+    ids = {i for i in (_text(v) for v in (event.get("ownerIds") or [] if isinstance(event.get("ownerIds"), list) else [])) if i}
+    parent = _text(event.get("parentSessionId")) or _text(event.get("parentSessionKey"), 256)
+    return RunProvenance(
+        kind=kind,
+        sender=_text(event.get("senderId")),
+        channel=_text(event.get("channel"), 64),
+        input_kind=input_kind,
+        parent=parent,
+        owner_ids=ids | {str(i) for i in owner_ids},
+        trusted_tools=set(trusted_tools),
+    )
+
+
+def _kind_from_run(event: dict[str, Any]) -> str:
+    """No `sessionKind`: OpenClaw's trigger, a cron job id, then the session key's shape
+    (`agent:<id>:subagent:<uuid>`, `…:cron:<jobId>`)."""
+    trigger = event.get("trigger")
+    if isinstance(trigger, str) and trigger.lower() in _TRIGGER_KINDS:
+        return _TRIGGER_KINDS[trigger.lower()]
+    if _text(event.get("jobId")):
+        return "cron"
+    key = event.get("sessionKey") if isinstance(event.get("sessionKey"), str) else ""
+    parts = key.lower().split(":")
+    if "subagent" in parts or _text(event.get("parentSessionKey")) or _text(event.get("parentSessionId")):
+        return "subagent"
+    if "cron" in parts:
+        return "cron"
+    if "heartbeat" in parts:
+        return "heartbeat"
+    return "interactive"
+
+
+def annotate(messages: list[Any], run: RunProvenance) -> tuple[list[Any], list[str]]:
+    """Each message (a dict) with `origin`, `sessionKind` and, for user messages, `senderId` set;
+    returns them and the warnings to log (an `owner` claim that was downgraded).
+
+    - a message's own `origin` stands (checked), except `owner` for a sender who is known and
+      is not an owner: that becomes `untrusted`;
+    - user input: another session's (`inter_session`) → agent, OpenClaw's own
+      (`internal_system`) → system; a known sender → owner if an owner id, else untrusted; no
+      sender and no channel (the terminal, the Control UI) → owner; a channel without a sender
+      → untrusted;
+    - assistant → agent, but untrusted after a result from a tool not in `trusted_tools`, up to
+      the next user message; tool results → untrusted; system → system.
+    """
+    out: list[Any] = []
+    warnings: list[str] = []
+    tainted = False
+    for index, message in enumerate(messages):
+        if not isinstance(message, dict):
+            out.append(message)
+            continue
+        role = str(message.get("role", "")).strip().lower()
+        explicit = message.get("origin")
+        if explicit is not None:
+            try:
+                explicit = check_choice(explicit, ORIGINS, "origin")
+            except InputError as exc:
+                raise InputError(f"hook session-end: messages: item {index + 1}: {exc}") from None
+        sender = _text(message.get("senderId")) or (run.sender if role == "user" else None)
+        results = _tool_results(message)
+        if role == "user" and results:  # tool results sent back as a user message: same turn
+            tainted = tainted or any(name not in run.trusted_tools for name in results)
+            origin = explicit or "untrusted"
+        elif role == "user":
+            tainted = False
+            origin = explicit or _user_origin(run, sender)
+        elif role in _TOOL_ROLES:
+            tainted = tainted or _name(message) not in run.trusted_tools
+            origin = explicit or "untrusted"
+        elif role == "system":
+            origin = explicit or "system"
+        else:
+            tainted = tainted or any(name not in run.trusted_tools for name in results)
+            origin = explicit or ("untrusted" if tainted else "agent")
+        if origin == "owner" and sender and run.owner_ids and not run.is_owner(sender):
+            warnings.append(f"message {index + 1} claims origin owner for sender {sender!r}, who is not a configured owner: stored as untrusted")
+            origin = "untrusted"
+        annotated = {**message, "origin": origin, "sessionKind": run.kind}
+        if sender:
+            annotated["senderId"] = sender
+        out.append(annotated)
+    return out, warnings
+
+
+def _user_origin(run: RunProvenance, sender: str | None) -> str:
+    if run.input_kind in _INPUT_ORIGINS:
+        return _INPUT_ORIGINS[run.input_kind]
+    if sender:
+        return "owner" if run.is_owner(sender) else "untrusted"
+    return "untrusted" if run.channel else "owner"
+
+
+def _name(message: dict[str, Any]) -> str:
+    return str(message.get("toolName") or message.get("name") or "")
+
+
+def _tool_results(message: dict[str, Any]) -> list[str]:
+    """The tool names of the tool-result blocks in a message's content ("" when unnamed)."""
+    content = message.get("content")
+    if not isinstance(content, list):
+        return []
+    return [str(block.get("name") or block.get("toolName") or "") for block in content
+            if isinstance(block, dict) and block.get("type") in _TOOL_RESULT_BLOCKS]
+
+
+def role_origin(role: str) -> str:
+    """The origin of a turn that does not say, by its role: what an `alaya ingest` of a file
+    is taken to be (the owner vouched for it by ingesting it; `--origin` says otherwise)."""
+    return {"user": "owner", "assistant": "agent", "tool": "untrusted", "system": "system"}.get(role, "untrusted")
+
+
+def with_import_defaults(session: Session, origin: str | None = None) -> Session:
+    """A session from a file, its turns' origins filled by role; `origin` (`alaya ingest
+    --origin`) caps them: `untrusted` makes every turn untrusted. Kind `import` unless the file
+    says otherwise."""
+    def filled(role: str) -> str:
+        by_role = role_origin(role)
+        return least_trusted([origin, by_role]) or by_role if origin else by_role
+
+    turns = [t if t.origin else t.model_copy(update={"origin": filled(t.role)}) for t in session.turns]
+    return session.model_copy(update={"turns": turns, "kind": session.kind or "import"})
