@@ -122,10 +122,28 @@ class ServeConfig(_Section):
     autostart: bool = True
 
 
+class TierSplit(_Section):
+    """How the session-start budget is shared between the injected text's three tiers, in
+    percent (bridge/inject.py): what one tier does not need is lent to the others."""
+
+    working: int = Field(50, ge=0, le=100)  # this session: its cards so far, else its last turns
+    short_term: int = Field(30, ge=0, le=100)  # the other sessions of the last `short_term_days`
+    long_term: int = Field(20, ge=0, le=100)  # the integrated overview and the cards for the prompt
+
+    @model_validator(mode="after")
+    def _adds_up(self) -> "TierSplit":
+        total = self.working + self.short_term + self.long_term
+        if total != 100:
+            raise ValueError(f"working + short_term + long_term must add up to 100, got {total}")
+        return self
+
+
 class HookConfig(_Section):
     """The OpenClaw hooks (`alaya hook session-start|session-end`)."""
 
     budget_tokens: int = Field(1200, ge=0)  # session-start text; `--budget` overrides it
+    tier_split: TierSplit = Field(default_factory=TierSplit)  # the budget's share per tier, in percent
+    short_term_days: float = Field(7.0, ge=0)  # sessions this recent (last capture) make the short-term tier
     max_cards: int = Field(8, ge=0, le=50)
     card_chars: int = Field(320, ge=40)  # a card's content is cut to this in the injected text
     summary_max_age_hours: float = Field(24.0, gt=0)  # the cached summary is recomputed after this

@@ -1,7 +1,7 @@
 """The built-in behaviour, as a plugin like any other (docs/architecture.md, "Plugins and
-hooks"): offline providers, the session-start sections (integrated summary, relevant cards),
-session-end capture and the introspect steps. Heavy modules are imported inside the hooks that
-need them."""
+hooks"): offline providers, the session-start sections (this session, recent sessions, the
+integrated summary, relevant cards), session-end capture and the introspect steps. Heavy
+modules are imported inside the hooks that need them."""
 
 from __future__ import annotations
 

@@ -61,9 +61,12 @@ def session_start(memory: Any, request: Any) -> Any:
 
     `memory` is the engine (a `memory.Memory`), `request` a `bridge.inject.StartRequest` (agent
     id, session id, prompt, budget). Return a `bridge.inject.Section`, a list of them, or None.
-    Sections are rendered in `order` inside the untrusted-memory block; when over budget, items
-    are dropped from the end, last section first, down to each section's `min_items`, then
-    entirely.
+    A section belongs to a tier (`Section.tier`: `working`, `short_term` or `long_term`, the
+    default) and is rendered under that tier's heading, in `order`, inside the untrusted-memory
+    block. Over budget, each tier gives up tokens as `bridge/inject.py` says: items shortened
+    to their `Item.short` form, then dropped from the end, last section first, down to each
+    section's `min_items`, then entirely; long-term first, the working tier last, and a tier
+    within its share of `hook.tier_split` only once no tier is over its own.
     """
 
 

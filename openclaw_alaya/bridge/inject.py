@@ -1,25 +1,53 @@
 """The text injected at the start of a session (docs/architecture.md, "Plugins and hooks").
 
-Plugins contribute `Section`s through the `session_start` hook; the built-in one gives the
-integrated summary and the cards most relevant to the first prompt (the hottest and newest
-ones when there is no prompt). They are rendered with `templates/session_start.md.j2` inside
-an `<alaya-memory untrusted="true">` block that tells the model this is historical data, not
-instructions. Memory text is made safe first (`clean`): one line, no control or invisible
-characters (`safety.invisible`: format characters, tag characters, variation selectors,
-fillers), and then no tag whose name could close or reopen the block. The result never exceeds
-the token budget (`text.estimate_tokens`): items are dropped from the end, last section first.
+Plugins contribute `Section`s through the `session_start` hook, each in one of three tiers,
+rendered in this order under its own heading by `templates/session_start.md.j2`, inside an
+`<alaya-memory untrusted="true">` block that tells the model this is historical data, not
+instructions:
+
+- working (`## Working memory (this session)`): the current session's state, when the hook
+  runs in a session already captured (a later turn, after compaction, a resumed session): the
+  cards distilled from it, newest first, else its last turns, one line each;
+- short_term (`## Recent sessions`): the other sessions captured in the last
+  `hook.short_term_days`, newest first: date, title and the titles of their main cards;
+- long_term (`## Long-term memory`): the integrated overview (counts, areas, key topics, the
+  LLM summary) and the cards relevant to the prompt (the hottest and newest without one). A
+  plugin's section is long-term unless it says otherwise.
+
+Memory text is made safe first (`clean`): one line, no control or invisible characters
+(`safety.invisible`: format characters, tag characters, variation selectors, fillers), and
+then no tag whose name could close or reopen the block.
+
+The budget (`fit`). The result never exceeds it, counted as the hook counts it: the whole
+block, template included (`text.estimate_tokens`); "" when nothing fits.
+1. Shares. What the block's frame leaves of the budget is split between the tiers by
+   `hook.tier_split` (percent, default 50 / 30 / 20). A tier's allowance is what it needs when
+   that is within its share; what it does not need is lent to the tiers that need more, in
+   proportion to their shares (again, until nobody needs more or nothing is left). A tier's
+   cost is what its part of the rendered block costs; the parts add up to the whole.
+2. Degradation, one step at a time while the whole is over the budget. The steps, in order:
+   (a) long-term items shortened (a card to its title: `Item.short`; last item first),
+   (b) long-term items dropped (from the end, last section first, down to each section's
+   `min_items`, then entirely), (c) short-term items shortened (highlights dropped, title
+   cut), (d) short-term items dropped, (e) working items shortened, (f) working items dropped.
+   Each time the first step whose tier is over its allowance is taken: the tiers over their
+   allowance give way first, long-term first, each until it is within its allowance. Only when
+   no tier is over its allowance and the whole still does not fit (a budget smaller than the
+   block's frame) is the first step that can be taken at all. So a tier within its allowance
+   is never cut to pay for another's excess, and the working tier gives way last.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 from ..safety.invisible import strip_invisible
-from ..text import estimate_tokens
+from ..text import CJK_CHAR, estimate_tokens
 
 if TYPE_CHECKING:
     from ..memory import Memory
@@ -34,20 +62,30 @@ _CHAT_TOKEN = re.compile(r"<\s*\|")
 _SPOOF_TAG = re.compile(r"(?:<|&lt;?|&#0*60;?|&#x0*3c;?|\\u003c|\\x3c|＜|﹤)(\s*/?\s*[\w:.-]*(?:memor|alaya))", re.I)
 _BLOCK_NAME = re.compile(r"alaya-memory", re.I)
 
+WORKING, SHORT_TERM, LONG_TERM = "working", "short_term", "long_term"
+TIERS = (WORKING, SHORT_TERM, LONG_TERM)  # the order they are rendered in
+HEADINGS = {WORKING: "Working memory (this session)", SHORT_TERM: "Recent sessions", LONG_TERM: "Long-term memory"}
+DEGRADE = (LONG_TERM, SHORT_TERM, WORKING)  # the order they give up tokens in
+DEFAULT_SPLIT = {WORKING: 50, SHORT_TERM: 30, LONG_TERM: 20}
+WORKING_TURNS = 6  # a session without cards yet: its last turns, one line each
+SHORT_CHARS = 80  # a shortened turn, session title or card without a title
+
 
 @dataclass
 class Item:
     text: str
     id: str | None = None
+    short: str | None = None  # the item shortened (a card: its title only); None: it cannot be
 
 
 @dataclass
 class Section:
     key: str
-    title: str
+    title: str  # "" renders the items straight under the tier's heading
     items: list[Item] = field(default_factory=list)
-    order: int = 50
-    min_items: int = 0  # kept while trimming other sections, dropped only as a last resort
+    order: int = 50  # within the tier
+    min_items: int = 0  # kept while trimming other sections of the tier, dropped only as a last resort
+    tier: str = LONG_TERM  # working | short_term | long_term (anything else: long-term)
 
 
 @dataclass
@@ -59,6 +97,9 @@ class StartRequest:
     max_cards: int = 8
     card_chars: int = 320
     summary_max_age_hours: float = 24.0
+    short_term_days: float = 7.0
+    tier_split: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_SPLIT))
+    now: datetime | None = None  # None: the clock (`ALAYA_NOW` fixes it in the CLI)
 
 
 def clean(text: Any, limit: int | None = None) -> str:
@@ -91,31 +132,117 @@ def build(memory: "Memory", request: StartRequest) -> str:
 
     redactor = from_config(memory.config)  # memories stored before redaction was on, or by plugins
     if redactor is not None:
+
+        def redacted(text: str) -> str:
+            return redactor.redact(strip_invisible(text))[0]
+
         for section in sections:
-            section.items = [Item(redactor.redact(strip_invisible(i.text))[0], i.id) for i in section.items]
-    return fit(sections, request.budget)
+            section.items = [Item(redacted(i.text), i.id, redacted(i.short) if i.short else None) for i in section.items]
+    return fit(sections, request.budget, request.tier_split)
 
 
-def fit(sections: list[Section], budget: int) -> str:
-    """Render under `budget` tokens, dropping items from the end (last section first): first
-    down to each section's `min_items`, then entirely. "" when even one item does not fit."""
+def fit(sections: list[Section], budget: int, split: Mapping[str, int] | None = None) -> str:
+    """Render under `budget` tokens, degrading the tiers as the module docstring says: each
+    tier within its allowance (its share of `split`, plus what the others lend it) is left
+    alone while another is over its own. "" when even one item does not fit."""
+    shares = _shares(split)
     # Cleaned here as well as where items are made: a plugin's section is rendered safely too.
-    sections = [Section(s.key, clean(s.title, 120), [Item(clean(i.text), clean(i.id, 140) if i.id else None) for i in s.items],
-                        s.order, s.min_items) for s in sorted(sections, key=lambda s: s.order)]
+    sections = sorted(
+        (Section(s.key, clean(s.title, 120),
+                 [Item(clean(i.text), clean(i.id, 140) if i.id else None, clean(i.short) if i.short else None) for i in s.items],
+                 s.order, s.min_items, tier_of(s)) for s in sections),
+        key=lambda s: (TIERS.index(s.tier), s.order),
+    )
     if budget <= 0:
         return ""
+    # A tier's part of the block, as (CJK characters, other characters): the parts and the
+    # frame add up to the whole, so the whole is counted without rendering it each step.
+    frame = _chars(render([]))
+
+    def measure(tier: str) -> tuple[int, int]:
+        cjk, other = _chars(render([s for s in sections if s.tier == tier]))
+        return cjk - frame[0], other - frame[1]
+
+    parts = {t: measure(t) for t in TIERS}
 
     def over() -> bool:
-        return estimate_tokens(render(sections)) > budget
+        cjk = frame[0] + sum(p[0] for p in parts.values())
+        other = frame[1] + sum(p[1] for p in parts.values())
+        return cjk + math.ceil(other / 4) > budget or estimate_tokens(render(sections)) > budget
 
+    # estimate_tokens rounds the other characters up to whole tokens: at most 3/4 of a token
+    weight = {t: parts[t][0] + parts[t][1] / 4 for t in TIERS}
+    allowance = allowances(weight, shares, budget - frame[0] - frame[1] / 4 - 0.75)
+    steps = [(tier, shorten) for tier in DEGRADE for shorten in (True, False)]
+    while over():
+        step = next((s for s in steps if weight[s[0]] > allowance[s[0]] and _degrade(sections, *s)), None)
+        step = step or next((s for s in steps if _degrade(sections, *s)), None)
+        if step is None:
+            return ""
+        parts[step[0]] = measure(step[0])
+        weight[step[0]] = parts[step[0]][0] + parts[step[0]][1] / 4
+    text = render(sections)
+    return text if any(s.items for s in sections) and estimate_tokens(text) <= budget else ""
+
+
+def tier_of(section: Section) -> str:
+    tier = getattr(section, "tier", LONG_TERM)  # a section made before tiers existed, or a look-alike
+    return tier if tier in TIERS else LONG_TERM
+
+
+def allowances(needs: Mapping[str, float], shares: Mapping[str, int], available: float) -> dict[str, float]:
+    """Each tier's allowance of `available` tokens: its need when within its share (`shares`
+    in percent); what a tier does not need goes to those that need more, in proportion to
+    their shares (equally among tiers whose shares are all 0)."""
+    available = max(available, 0.0)
+    allow = {t: min(needs[t], available * shares[t] / 100) for t in TIERS}
+    wanting = [t for t in TIERS if needs[t] > allow[t]]
+    while wanting:
+        spare = available - sum(allow.values())
+        if spare <= 1e-9:
+            break
+        weights = {t: shares[t] for t in wanting} if any(shares[t] for t in wanting) else {t: 1 for t in wanting}
+        total = sum(weights.values())
+        for t in wanting:
+            allow[t] = min(needs[t], allow[t] + spare * weights[t] / total)
+        wanting = [t for t in wanting if needs[t] > allow[t] + 1e-9]
+    return allow
+
+
+def _shares(split: Mapping[str, int] | None) -> dict[str, int]:
+    """The split as {tier: percent}, checked (config.py's `hook.tier_split` checks it for users)."""
+    if split is None:
+        return dict(DEFAULT_SPLIT)
+    shares = {t: split.get(t, 0) for t in TIERS}
+    if any(not isinstance(v, (int, float)) or v < 0 for v in shares.values()) or sum(shares.values()) != 100:
+        raise ValueError(f"tier split: {', '.join(TIERS)} must be 0 or more and add up to 100, got {dict(split)}")
+    return shares
+
+
+def _chars(text: str) -> tuple[int, int]:
+    """(CJK characters, other characters): what `estimate_tokens` counts, in parts that add up."""
+    cjk = len(CJK_CHAR.findall(text))
+    return cjk, len(text) - cjk
+
+
+def _degrade(sections: list[Section], tier: str, shorten: bool) -> bool:
+    """One step for one tier: shorten its last item that can be, or drop its last item (last
+    section first, down to each section's `min_items`, then entirely). False: nothing left."""
+    mine = [s for s in sections if s.tier == tier]
+    if shorten:
+        for section in reversed(mine):
+            for index in range(len(section.items) - 1, -1, -1):
+                item = section.items[index]
+                if item.short and item.short != item.text:
+                    section.items[index] = Item(item.short, item.id)
+                    return True
+        return False
     for floor in (lambda s: s.min_items, lambda s: 0):
-        for section in reversed(sections):
-            while len(section.items) > floor(section) and over():
+        for section in reversed(mine):
+            if len(section.items) > floor(section):
                 section.items.pop()
-    sections = [s for s in sections if s.items]
-    if not sections or over():
-        return ""
-    return render(sections)
+                return True
+    return False
 
 
 _template = None
@@ -134,7 +261,12 @@ def render(sections: list[Section]) -> str:
             undefined=jinja2.StrictUndefined,
         )
         _template = env.get_template(TEMPLATE)
-    return _template.render(sections=[s for s in sections if s.items]).strip() + "\n"
+    tiers = []
+    for tier in TIERS:
+        mine = [s for s in sections if s.items and tier_of(s) == tier]
+        if mine:
+            tiers.append({"heading": HEADINGS[tier], "sections": mine})
+    return _template.render(tiers=tiers).strip() + "\n"
 
 
 # --- the built-in sections --------------------------------------------------------------
@@ -150,22 +282,89 @@ def default_sections(memory: "Memory", request: StartRequest) -> list[Section]:
     if prompt and request.max_cards:
         result = memory.recall(prompt, scope=request.agent_id, top_k=request.max_cards, origins=injectable(memory))
         relevant = [_card_item(n.card_id, n.type, n.title, n.content, None, request.card_chars) for n in result.nodes]
-    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    clock = request.now or datetime.now(timezone.utc)
+    now = clock.isoformat(timespec="seconds")
     with memory.reading("session-start") as graph:
         summary = summary_mod.get(graph, memory, request.agent_id, max_age_hours=request.summary_max_age_hours)
+        working = working_section(graph, memory, request, now)
         fallback: list["Card"] = []
         if not relevant and request.max_cards:
             scopes = summary_mod.scopes_for(request.agent_id)
             hot = graph.top_cards(scopes, by="hot", limit=request.max_cards, now=now, origins=injectable(memory))
             recent = graph.top_cards(scopes, by="recent", limit=request.max_cards, now=now, origins=injectable(memory))
             fallback = _interleave(hot, recent, request.max_cards)
-    sections = [summary_section(summary)]
+    shown = {i.id for i in working.items if i.id} if working else set()  # the working tier has them already
+    sections = [working, recent_sessions_section(summary, request, clock), summary_section(summary)]
     if relevant:
-        sections.append(Section("cards", "Cards relevant to this prompt", relevant, order=20, min_items=3))
+        items = [i for i in relevant if i.id not in shown]
+        sections.append(Section("cards", "Cards relevant to this prompt", items, order=20, min_items=3))
     elif fallback:
-        items = [_card_item(c.id, c.type, c.title, c.content, c.valid_from or c.created_at, request.card_chars) for c in fallback]
+        items = [_card_item(c.id, c.type, c.title, c.content, c.valid_from or c.created_at, request.card_chars)
+                 for c in fallback if c.id not in shown]
         sections.append(Section("cards", "Hottest and most recent cards", items, order=20, min_items=3))
-    return [s for s in sections if s.items]
+    return [s for s in sections if s is not None and s.items]
+
+
+def working_section(graph: Any, memory: "Memory", request: StartRequest, now: str) -> Section | None:
+    """The working tier: this session's cards, newest first, else its last turns, newest first;
+    None when the session is new (not captured yet) or belongs to another scope. The Session
+    node stands for the L3 file (ingest writes both; recovery mends a missing node)."""
+    from .summary import scopes_for
+
+    if not request.session_id:
+        return None
+    scopes = scopes_for(request.agent_id)
+    stored = graph.get_session(request.session_id)
+    if stored is None or (stored.get("agent_id") or "shared") not in scopes:
+        return None
+    if request.max_cards:
+        cards = graph.session_cards(request.session_id, scopes, limit=request.max_cards, now=now, origins=injectable(memory))
+        if cards:
+            items = [_card_item(c.id, c.type, c.title, c.content, None, request.card_chars) for c in cards]
+            return Section("session-cards", "Cards from this session (newest first)", items, order=10, tier=WORKING)
+    try:
+        session = memory.raw.load(request.session_id)
+    except Exception:  # noqa: BLE001 - a damaged raw file must not break the session start
+        session = None
+    allowed = injectable(memory)
+    turns = [t for t in (session.turns if session else [])
+             if t.role in ("user", "assistant") and (t.origin or "unknown") in allowed and clean(t.content)]
+    items = [Item(f"{t.role}: {clean(t.content, request.card_chars)}", short=f"{t.role}: {clean(t.content, SHORT_CHARS)}")
+             for t in reversed(turns[-WORKING_TURNS:])]
+    return Section("session-turns", "Last turns of this session (newest first)", items, order=10, tier=WORKING)
+
+
+def recent_sessions_section(summary: dict[str, Any], request: StartRequest, clock: datetime) -> Section:
+    """The short-term tier: the summary's recent sessions, other than this one, captured in the
+    last `short_term_days`; each one line: date, title, the titles of its main cards."""
+    since = (clock - timedelta(days=request.short_term_days)).isoformat(timespec="seconds")
+    items: list[Item] = []
+    for row in summary.get("recent", []):
+        if row.get("session_id") == request.session_id or not _at_or_after(row.get("ingested_at"), since):
+            continue
+        date = clean(row.get("date"), 10) or "(undated)"
+        title = clean(row.get("title"), 120)
+        # a card titled like its session (the heuristic distiller's first card often is) is said once
+        highlights = "; ".join(h.rstrip(" .") for h in (clean(h, 80) for h in row.get("highlights", [])) if h and h != title)
+        if not (title or highlights):
+            continue
+        full = f"{title} (cards: {highlights})" if title and highlights else title or highlights
+        short = clean(row.get("title"), SHORT_CHARS) or clean((row.get("highlights") or [""])[0], SHORT_CHARS)
+        items.append(Item(f"{date}: {full}", short=f"{date}: {short}"))
+    return Section("recent-sessions", "", items, order=10, tier=SHORT_TERM)
+
+
+def _at_or_after(stamp: Any, since: str) -> bool:
+    """Whether an ISO time stamp is at or after `since` (both UTC, as stored: `models.now_iso`)."""
+    if not isinstance(stamp, str) or not stamp:
+        return False
+    try:
+        when = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return when >= datetime.fromisoformat(since)
 
 
 def injectable(memory: "Memory") -> list[str]:
@@ -175,6 +374,8 @@ def injectable(memory: "Memory") -> list[str]:
 
 
 def summary_section(summary: dict[str, Any]) -> Section:
+    """The long-term overview: the LLM summary, counts and areas, key topics (the recent
+    sessions are the short-term tier's)."""
     items: list[Item] = []
     llm = summary.get("llm") or {}  # written by an LLM distiller at session end, when configured
     if llm.get("recent"):
@@ -190,20 +391,19 @@ def summary_section(summary: dict[str, Any]) -> Section:
     topics = ", ".join(f"{clean(t, 60)} ({n})" for t, n in summary.get("topics", []))
     if topics:
         items.append(Item(f"Key topics: {topics}"))
-    for row in summary.get("recent", []):
-        what = clean(row.get("title"), 120) or "; ".join(clean(h, 80) for h in row.get("highlights", []))
-        if what:
-            items.append(Item(f"Recent session {clean(row.get('date'), 10) or '(undated)'}: {what}"))
     return Section("summary", "Integrated summary", items, order=10, min_items=1)
 
 
 def _card_item(card_id: str, kind: str, title: str, content: str, date: str | None, limit: int) -> Item:
+    """A card on one line, and its short form: the title alone (the start of its content
+    when it has no title)."""
     title = clean(title, 160)
     body = clean(content, limit)
-    head = f"({clean(kind, 20)}{', ' + clean(date, 10) if date else ''})"
+    head = f"({clean(kind, 20)}{', ' + clean(date)[:10] if date else ''})"
+    short = f"{head} {title or clean(content, SHORT_CHARS)}"
     if title and title.rstrip(".…") in body:  # the content already says it
-        return Item(f"{head} {body}", id=card_id)
-    return Item(f"{head} {title}: {body}" if body else f"{head} {title}", id=card_id)
+        return Item(f"{head} {body}", id=card_id, short=short)
+    return Item(f"{head} {title}: {body}" if body else f"{head} {title}", id=card_id, short=short)
 
 
 def _interleave(first: list[Any], second: list[Any], limit: int) -> list[Any]:

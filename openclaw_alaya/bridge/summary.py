@@ -5,7 +5,8 @@
 - key topics: the most mentioned entities, without speakers and roles (the names people
   speak under in recent sessions, role words, agent ids, and any entity that more than half
   of the cards mention, which is a speaker or the user rather than a topic);
-- recent: the last few sessions, with their date and title or their most important cards.
+- recent: the sessions captured last, with their date, title and most important cards (the
+  short-term tier of the session-start text keeps those of the last `hook.short_term_days`).
 
 Computed per scope (an agent's cards plus shared ones) and cached in `state/summary.json`
 when a session ends; recomputed when the cache is older than the newest ingest, when the
@@ -25,9 +26,9 @@ if TYPE_CHECKING:
     from ..memory import Memory
     from ..store.graph import GraphStore
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: recent sessions carry `ingested_at`, for the short-term window
 TOP = 8
-RECENT_SESSIONS = 5
+RECENT_SESSIONS = 12
 _ROLE_WORDS = {"user", "assistant", "system", "tool", "agent", "bot", "ai", "human", "me", "you", "i", "shared"}
 
 
@@ -52,7 +53,8 @@ def compute(graph: "GraphStore", memory: "Memory", agent_id: str) -> dict[str, A
     recent = []
     for row in data["sessions"]:
         date = (row["started_at"] or row["ingested_at"] or "")[:10]
-        recent.append({"session_id": row["id"], "date": date, "title": row["title"], "highlights": row["card_titles"][:3]})
+        recent.append({"session_id": row["id"], "date": date, "ingested_at": row["ingested_at"] or "",
+                       "title": row["title"], "highlights": row["card_titles"][:3]})
     return {
         **_llm_part(memory, agent_id),
         "cards": data["cards"],

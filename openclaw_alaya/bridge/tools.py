@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, NotFoundError
-from ..models import check_id
+from ..models import check_id, trust_class
 from ..text import one_line
 
 if TYPE_CHECKING:
@@ -188,7 +188,7 @@ def render_search(result: "RecallResult") -> str:
         return "\n".join([*lines, "No matching memories."])
     for node in result.nodes:
         flag = f", superseded since {node.valid_until}" if node.superseded else ""
-        if node.origin in ("untrusted", "system"):  # said by someone other than the owner or this agent
+        if trust_class(node.origin) == "reachable":  # said by someone other than the owner or this agent
             flag += f", origin {node.origin}: not verified"
         sources = " ".join(f"{s.session_id}#{t}" for s in node.sources for t in s.turn_ids)
         lines.append(f"[{node.card_id}] ({node.type}{flag}) {one_line(node.title, 120)} — {one_line(node.content, _CONTENT_CHARS)}"

@@ -78,6 +78,9 @@ def cmd_session_start(args: argparse.Namespace) -> int:
         max_cards=cfg.max_cards,
         card_chars=cfg.card_chars,
         summary_max_age_hours=cfg.summary_max_age_hours,
+        short_term_days=cfg.short_term_days,
+        tier_split=cfg.tier_split.model_dump(),
+        now=common.fixed_now(),
     )
     text = build(memory, request)
     _emit({"prependContext": text} if text else {})

@@ -100,7 +100,7 @@ def annotate(messages: list[Any], run: RunProvenance) -> tuple[list[Any], list[s
     - a message's own `origin` stands (checked), except `owner` for a sender who is known and
       is not an owner: that becomes `untrusted`;
     - user input: another session's (`inter_session`) → agent, OpenClaw's own
-      (`internal_system`) → system; a known sender → owner if an owner id, else untrusted; no
+      (`internal_system`, a cron or heartbeat run's prompt) → system; a known sender → owner if an owner id, else untrusted; no
       sender and no channel (the terminal, the Control UI) → owner; a channel without a sender
       → untrusted;
     - assistant → agent, but untrusted after a result from a tool not in `trusted_tools`, up to
@@ -149,6 +149,8 @@ def annotate(messages: list[Any], run: RunProvenance) -> tuple[list[Any], list[s
 def _user_origin(run: RunProvenance, sender: str | None) -> str:
     if run.input_kind in _INPUT_ORIGINS:
         return _INPUT_ORIGINS[run.input_kind]
+    if run.kind in ("cron", "heartbeat"):  # the scheduler's prompt, not someone talking
+        return "system"
     if sender:
         return "owner" if run.is_owner(sender) else "untrusted"
     return "untrusted" if run.channel else "owner"

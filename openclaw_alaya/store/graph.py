@@ -610,6 +610,19 @@ class GraphStore:
         )
         return [card_from_row(dict(zip(CARD_FIELDS, row))) for row in rows]
 
+    def session_cards(self, session_id: str, scopes: list[str], *, limit: int, now: str,
+                      origins: Sequence[str] = INJECTABLE_ORIGINS) -> list[Card]:
+        """Current cards in these scopes and of these origins (`_ORIGIN_IN`) distilled from one
+        session (`EXTRACTED_FROM`), newest first: the working tier of the session-start text."""
+        fields = ", ".join(f"c.{f}" for f in CARD_FIELDS)
+        rows = self._rows(
+            "MATCH (c:Card)-[:EXTRACTED_FROM]->(s:Session {id: $id}) WHERE c.scope IN $scopes"
+            f" AND (c.valid_until = '' OR c.valid_until IS NULL OR c.valid_until > $now) AND {_ORIGIN_IN}"
+            f" RETURN {fields} ORDER BY c.created_at DESC, c.importance DESC, c.id LIMIT $limit",
+            {"id": session_id, "scopes": scopes, "now": now, "limit": limit, "origins": list(origins)},
+        )
+        return [card_from_row(dict(zip(CARD_FIELDS, row))) for row in rows]
+
     def overview(self, scopes: list[str], *, top: int, sessions: int,
                  origins: Sequence[str] = INJECTABLE_ORIGINS) -> dict[str, Any]:
         """Counts for the integrated summary: card types, tags and entities (most mentioned

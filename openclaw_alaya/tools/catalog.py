@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import BaseModel, Field
 
 from ..errors import InputError
+from ..models import trust_class
 from ..text import estimate_tokens
 
 if TYPE_CHECKING:
@@ -92,6 +93,8 @@ class MemoryTools:
         lines = []
         for node in result.nodes:
             flag = " (no longer valid)" if node.superseded else ""
+            if trust_class(node.origin) == "reachable":  # docs/provenance.md
+                flag += f" (origin {node.origin}: not verified)"
             lines.append(f"- [{node.type}] {node.title}{flag}: {node.content}".strip())
         text = "\n".join(lines)
         return {"context": text, "tokens": estimate_tokens(text), "cards": [n.card_id for n in result.nodes]}
@@ -172,4 +175,4 @@ TOOL_NAMES = ("save_memory", "search_memory", "get_context", "get_summary", "lis
 def _node(node: Any) -> dict[str, Any]:
     return {"id": node.card_id, "title": node.title, "content": node.content, "type": node.type, "tags": node.tags,
             "score": round(node.score, 4), "h_distance": round(node.h_distance, 4), "via": node.matched_rel,
-            "valid_until": node.valid_until, "superseded": node.superseded}
+            "valid_until": node.valid_until, "superseded": node.superseded, "origin": node.origin}
