@@ -17,8 +17,9 @@ import { isHiddenRecallSession } from "./sessions.js";
 
 const MAX_CACHED_SESSIONS = 500;
 
-/** Register the before_prompt_build handler. */
-export function registerInjection(api, cfg, call, log) {
+/** Register the before_prompt_build handler. `observeRun(ctx)`, when given, is called first on
+ * every run (capture's provenance, lib/provenance.js); it must not throw. */
+export function registerInjection(api, cfg, call, log, observeRun) {
   const st = state();
 
   async function sessionStart(event, c) {
@@ -69,6 +70,13 @@ export function registerInjection(api, cfg, call, log) {
     try {
       const c = ctx ?? {};
       if (isHiddenRecallSession(c)) return undefined;
+      if (observeRun) {
+        try {
+          observeRun(c);
+        } catch (err) {
+          log.warn(`provenance: ${err?.message ?? err}`);
+        }
+      }
       const first = isFirstTurn(event?.messages);
       const sessionTag = `${c.agentId ?? ""}|${c.sessionKey ?? ""}|${c.sessionId ?? ""}`;
       // sessionId changes when compaction rotates the session; sessionKey stays.

@@ -13,6 +13,7 @@ import { registerTools } from "./tools.js";
 import { registerDaemon } from "./daemon.js";
 import { registerCapability } from "./capability.js";
 import { isHiddenRecallSession } from "./sessions.js";
+import { noteRun, noteSession, noteSpawn, forgetRun, ownerIdsOf, provenanceOf } from "./provenance.js";
 
 export const PLUGIN_ID = "openclaw-alaya";
 
@@ -50,6 +51,16 @@ function captureReason(hookName, event) {
   }
 }
 
+/** Note a run's provenance; never throws, never returns a result to the host. */
+function observe(observeRun, ctx, log) {
+  try {
+    if (!isHiddenRecallSession(ctx)) observeRun(ctx);
+  } catch (err) {
+    log.warn(`provenance: ${err?.message ?? err}`);
+  }
+  return undefined;
+}
+
 /** Run jobs for one session one after another (e.g. before_reset's messages before session_end). */
 function enqueue(sessionKey, job) {
   const { queues } = state();
@@ -81,9 +92,21 @@ export function registerAlaya(api) {
   registerCapability(api);
   registerTools(api, cfg, call, log);
   registerDaemon(api, cfg, log);
-  if (cfg.injectEnabled) registerInjection(api, cfg, call, log);
+  // before_prompt_build also feeds capture's provenance (lib/provenance.js): its ctx carries what
+  // agent_end's lacks. One handler per registration: injection's, or this observer alone.
+  const observeRun = cfg.captureEnabled ? (ctx) => noteRun(ctx) : undefined;
+  if (cfg.injectEnabled) registerInjection(api, cfg, call, log, observeRun);
+  else if (observeRun) api.on("before_prompt_build", (event, ctx) => observe(observeRun, ctx, log));
 
   if (cfg.captureEnabled) {
+    api.on("subagent_spawned", (event, ctx) => {
+      try {
+        noteSpawn(event, ctx);
+      } catch (err) {
+        log.warn(`provenance: ${err?.message ?? err}`);
+      }
+      return undefined;
+    });
     for (const hookName of cfg.captureOn) {
       // The promise is returned so the host can track it (OpenClaw runs these as "void" hooks
       // after the reply is out, with its own 30 s ceiling for agent_end/before_compaction):
@@ -108,13 +131,16 @@ export function registerAlaya(api) {
       const last = messages[messages.length - 1];
       const key = `capture|${hookName}|${c.runId ?? event?.runId ?? ""}|${sessionKey ?? ""}|${sessionId ?? ""}|${messages.length}|${last?.timestamp ?? ""}|${event?.reason ?? ""}`;
       if (!claim(key)) return undefined;
+      noteSession(c);
       const payload = {
         agentId: c.agentId,
         sessionKey,
         sessionId,
         reason: captureReason(hookName, event),
         messages,
+        ...provenanceOf(event, c, ownerIdsOf(api)),
       };
+      if (hookName === "agent_end") forgetRun(c.runId ?? event?.runId);
       return enqueue(sessionKey ?? sessionId, async () => {
         try {
           const out = await call(["hook", "session-end"], payload, cfg.captureTimeoutMs);

@@ -198,7 +198,8 @@ test("capture: before_compaction without messages is skipped; captureOn limits h
   const logdir = tmp();
   const { api, hooks } = fakeApi({ config: { command: ["bash", FAKE, "ok", logdir], captureOn: ["before_reset", "before_compaction"] } });
   plugin.register(api);
-  assert.deepEqual([...hooks.keys()].sort(), ["before_compaction", "before_prompt_build", "before_reset"]);
+  // subagent_spawned: an observer for capture's provenance (a child's parent), not a capture
+  assert.deepEqual([...hooks.keys()].sort(), ["before_compaction", "before_prompt_build", "before_reset", "subagent_spawned"]);
   await fire(hooks, "before_compaction", { messageCount: 10 }, CTX);
   assert.equal(calls(logdir).length, 0);
 });
