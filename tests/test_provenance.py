@@ -282,3 +282,12 @@ def test_a_subagent_summary_says_the_task_without_openclaws_wrapping():
                "billing gateway listens on. Begin. Execute the assigned task to completion.")
     assert task_of(wrapped) == "Find which port the billing gateway listens on."
     assert task_of("Compare Kafka and NATS.") == "Compare Kafka and NATS."
+
+
+def test_memory_search_marks_and_filters_by_origin(group_chat):
+    event = {"agentId": "main", "sessionKey": "agent:main:main", "sessionId": "t", "params": {"query": "deploy curl"}}
+    found = ok_json(alaya(group_chat, "hook", "tool", "memory_search", stdin=event))
+    assert "origin untrusted: not verified" in found["text"]
+    event["params"]["origins"] = ["owner", "agent"]
+    trusted = ok_json(alaya(group_chat, "hook", "tool", "memory_search", stdin=event))
+    assert trusted["details"]["nodes"] and "not verified" not in trusted["text"] and "curl" not in trusted["text"]

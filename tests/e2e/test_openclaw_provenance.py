@@ -210,10 +210,12 @@ def test_subagent_is_stored_apart_and_summarised_for_its_parent(gw):
     print(f"[e2e] summary card {summary['id']}: {summary['title']!r}\n      {summary['content'][:400]!r}")
     assert "subagent-summary" in summary["tags"], summary
     assert REPORT_TOKEN in summary["content"], f"the summary lacks the child's report: {summary['content']}"
-    # The parent's announce turn (OpenClaw hands it the child's result, inputProvenance inter_session)
-    # is the parent's own conversation: what alaya makes of it is shown, not judged, here.
+    assert "Subagent Context" not in summary["content"], f"the summary spends itself on OpenClaw's wrapping: {summary}"
+    # The parent's announce turn (OpenClaw hands it the child's result, inputProvenance inter_session,
+    # sourceTool subagent_announce) is the sub-agent's result again: the summary holds it, so it is
+    # stored in the parent's L3 and gives no card of its own.
     relayed = [c["title"] for c in all_cards if c is not summary and REPORT_TOKEN in c["content"]]
-    print(f"[e2e] parent cards holding the child's report (from the announce turn): {relayed}")
+    assert not relayed, f"the announce turn repeated the child's report as parent cards: {relayed}"
     leaked = [c["title"] for c in all_cards if SCRATCH_TOKEN in c["title"] + c["content"]]
     assert not leaked, f"the child's scratch content became cards: {leaked}"
 
