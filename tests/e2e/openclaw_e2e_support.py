@@ -24,6 +24,10 @@ INSTALL_SCRIPT = REPO / "scripts" / "install-openclaw.sh"
 PLUGIN_ID = "openclaw-alaya"
 STUB_REPLY = "STUB-REPLY-OK"
 STUB_MODEL = "stub-model"
+# Generous hard timeouts where alaya must succeed: a cold `alaya hook session-start` takes ~1.5 s of
+# CPU and competes with OpenClaw's own prompt build on a 2-core runner (the default 4000 ms was
+# exceeded on a loaded machine). Tests of failures use short ones.
+GENEROUS = {"startTimeoutMs": 30000, "captureTimeoutMs": 60000}
 
 # The README's OpenClaw commands, verbatim (run from a folder holding hooks/openclaw-alaya);
 # test_openclaw.py checks that the README shows every one of README_COMMANDS.

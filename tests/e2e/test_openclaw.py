@@ -20,6 +20,7 @@ import time
 
 import pytest
 from openclaw_e2e_support import (
+    GENEROUS,
     PLUGIN_ID,
     README_COMMAND,
     README_COMMANDS,
@@ -41,10 +42,6 @@ from openclaw_e2e_support import (
 pytestmark = pytest.mark.e2e
 
 CAPTURE_WAIT_S = 45
-# Generous hard timeouts where alaya must succeed: a cold `alaya hook session-start` takes ~1.5 s of
-# CPU and competes with OpenClaw's own prompt build on a 2-core runner (the default 4000 ms was
-# exceeded on a loaded machine). The failure tests below use short ones.
-GENEROUS = {"startTimeoutMs": 30000, "captureTimeoutMs": 60000}
 BLOCK_OPEN, BLOCK_CLOSE = "<alaya-memory", "</alaya-memory>"  # what `alaya hook session-start` renders
 
 # (a) stored beforehand

@@ -15,10 +15,10 @@ One Gateway serves both cases; the stub model drives the runs.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from openclaw_e2e_support import (
+    GENEROUS,
     Gateway,
     ToolCall,
     alaya_bin,
@@ -35,7 +35,6 @@ from openclaw_e2e_support import (
 pytestmark = pytest.mark.e2e
 
 CAPTURE_WAIT_S = 90
-GENEROUS = {"startTimeoutMs": 30000, "captureTimeoutMs": 60000}
 OWNER_IDS = ["telegram:12345"]
 
 PARENT_KEY = "agent:main:e2e-prov-parent"
