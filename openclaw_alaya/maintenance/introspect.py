@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 
 def default_steps() -> list[Step]:
-    return [Step("workspace-sync", workspace_sync, order=5), Step("distill-pending", distill_pending, order=10),
+    return [Step("distill-pending", distill_pending, order=10), Step("workspace-sync", workspace_sync, order=15),
             Step("refresh-summary", refresh_summary, order=90)]
 
 
