@@ -234,6 +234,16 @@ class RedactionConfig(_Section):
         return [_regex(value, f"{value!r} is not") for value in values]
 
 
+class WorkspaceConfig(_Section):
+    """The OpenClaw agent workspace whose Markdown memory `alaya workspace sync` reads
+    (docs/workspace.md)."""
+
+    dir: str | None = None  # used when neither the command nor the hook event names one
+    sync_on_session_start: bool = True  # session start syncs the event's `workspaceDir` (a stat per unchanged file)
+    sync_on_introspect: bool = True  # introspect syncs `dir` (when set)
+    max_file_bytes: int = Field(5 * 1024 * 1024, ge=1024)  # larger files are skipped with a message
+
+
 class Config(_Section):
     embedding: EmbeddingConfig = Field(default_factory=EmbeddingConfig)
     temperature: TemperatureConfig = Field(default_factory=TemperatureConfig)
@@ -248,6 +258,7 @@ class Config(_Section):
     backup: BackupConfig = Field(default_factory=BackupConfig)
     redaction: RedactionConfig = Field(default_factory=RedactionConfig)
     serve: ServeConfig = Field(default_factory=ServeConfig)
+    workspace: WorkspaceConfig = Field(default_factory=WorkspaceConfig)
 
     @model_validator(mode="before")
     @classmethod

@@ -12,7 +12,7 @@ import re
 from datetime import datetime, timezone
 from typing import Annotated, Any, Literal, Protocol
 
-from pydantic import AfterValidator, BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field, model_serializer
 
 from .errors import InputError
 
@@ -139,10 +139,53 @@ class Session(BaseModel):
 
 
 class SourceRef(BaseModel):
-    """Where a card's content came from: only the turns that carry it."""
+    """Where a card's content came from: only the turns that carry it. A card from a workspace
+    file (docs/workspace.md) cites `<version turn>:L<start>-L<end>` and names the file's path
+    in the workspace (`path`, left out of the JSON when None)."""
 
     session_id: str
     turn_ids: list[str]
+    path: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_empty_path(self, handler: Any) -> dict[str, Any]:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("path") is None:
+            data.pop("path", None)
+        return data
+
+
+# a line range of one version of a workspace file, as a turn id: `v3:L12-L14`
+LINE_REF = re.compile(r"(?P<turn>[A-Za-z0-9][A-Za-z0-9._@+-]*):L(?P<start>\d+)-L(?P<end>\d+)")
+# what a workspace card is (docs/workspace.md): a Retain line's letter W, B, O, S
+CARD_KINDS = ("world", "experience", "opinion", "observation")
+
+
+def source_of(sources: "list[SourceRef]") -> str | None:
+    """`memory/2025-11-27.md#L12` (or `#L12-L14`) for a card from a workspace file, else None."""
+    for source in sources:
+        for turn_id in source.turn_ids:
+            found = LINE_REF.fullmatch(turn_id)
+            if source.path and found:
+                start, end = found.group("start"), found.group("end")
+                return f"{source.path}#L{start}" + (f"-L{end}" if end != start else "")
+    return None
+
+
+def line_turn(session: "Session", turn_id: str, context: int = 0) -> "Turn | None":
+    """The lines `turn_id` (`v3:L12-L14`) names in that version of a workspace file, as a turn
+    (`context` lines more on each side), or None when it names no stored version."""
+    found = LINE_REF.fullmatch(turn_id)
+    if not found:
+        return None
+    base = next((t for t in session.turns if t.id == found.group("turn")), None)
+    if base is None:
+        return None
+    lines = base.content.split("\n")
+    start = max(int(found.group("start")) - context, 1)
+    end = min(int(found.group("end")) + context, len(lines))
+    return base.model_copy(update={"id": turn_id, "content": "\n".join(lines[start - 1:end]),
+                                   "name": f"{base.name or session.title or session.id}#L{start}-L{end}"})
 
 
 class CardDraft(BaseModel):
@@ -195,6 +238,10 @@ class Card(BaseModel):
     last_accessed: str | None = None
     origin: Origin = None  # the least trusted origin of its source turns; None: stored before provenance
     session_kind: SessionKind = None
+    # cards from workspace files (docs/workspace.md); None on others
+    kind: str | None = None  # world | experience | opinion | observation (CARD_KINDS)
+    confidence: float | None = None  # an opinion's confidence, 0..1 (reflect may update it)
+    occurred: str | None = None  # when it happened: a date, or a range `start/end` (ISO 8601)
 
 
 class Link(BaseModel):
@@ -221,6 +268,12 @@ class RecallNode(BaseModel):
     superseded: bool = False  # true once valid_until has passed: recall ranks it below the valid card
     origin: str | None = None  # where the card came from (ORIGINS); None: stored before provenance
     session_kind: str | None = None
+    entities: list[str] = Field(default_factory=list)
+    # cards from workspace files (docs/workspace.md); None on others
+    kind: str | None = None  # world | experience | opinion | observation
+    confidence: float | None = None  # an opinion's confidence
+    source: str | None = None  # `memory/2025-11-27.md#L12-L14`
+    timestamp: str | None = None  # the note's date or the range its text gives
 
 
 class Explorable(BaseModel):

@@ -287,6 +287,7 @@ def default_sections(memory: "Memory", request: StartRequest) -> list[Section]:
     with memory.reading("session-start") as graph:
         summary = summary_mod.get(graph, memory, request.agent_id, max_age_hours=request.summary_max_age_hours)
         working = working_section(graph, memory, request, now)
+        triggered = triggered_cards(graph, memory, request, prompt) if prompt and request.max_cards else []
         fallback: list["Card"] = []
         if not relevant and request.max_cards:
             scopes = summary_mod.scopes_for(request.agent_id)
@@ -295,6 +296,10 @@ def default_sections(memory: "Memory", request: StartRequest) -> list[Section]:
             fallback = _interleave(hot, recent, request.max_cards)
     shown = {i.id for i in working.items if i.id} if working else set()  # the working tier has them already
     sections = [working, recent_sessions_section(summary, request, clock), summary_section(summary)]
+    if triggered:
+        items = [_card_item(c.id, c.type, c.title, c.content, None, request.card_chars) for c in triggered if c.id not in shown]
+        sections.append(Section("triggered", "Cards this prompt triggers", items, order=15, min_items=len(items)))
+        shown |= {c.id for c in triggered}
     if relevant:
         items = [i for i in relevant if i.id not in shown]
         sections.append(Section("cards", "Cards relevant to this prompt", items, order=20, min_items=3))
@@ -303,6 +308,22 @@ def default_sections(memory: "Memory", request: StartRequest) -> list[Section]:
                  for c in fallback if c.id not in shown]
         sections.append(Section("cards", "Hottest and most recent cards", items, order=20, min_items=3))
     return [s for s in sections if s is not None and s.items]
+
+
+def triggered_cards(graph: Any, memory: "Memory", request: StartRequest, prompt: str) -> list["Card"]:
+    """The curated workspace cards (MEMORY.md, USER.md) whose `<!-- trigger: … -->` phrases the
+    prompt matches (docs/workspace.md), still valid, in the agent's scopes, of an injectable
+    origin: the long-term tier's cards, ahead of the others."""
+    from ..ingest.workspace_state import triggered
+    from .summary import scopes_for
+
+    ids = triggered(memory, request.agent_id, prompt)
+    if not ids:
+        return []
+    found = graph.get_cards(ids)
+    allowed, scopes = injectable(memory), scopes_for(request.agent_id)
+    return [c for c in (found.get(i) for i in ids) if c is not None and not c.valid_until
+            and (c.origin or "unknown") in allowed and c.scope in scopes][: request.max_cards]
 
 
 def working_section(graph: Any, memory: "Memory", request: StartRequest, now: str) -> Section | None:

@@ -69,6 +69,7 @@ def cmd_session_start(args: argparse.Namespace) -> int:
     budget = args.budget if args.budget is not None else cfg.budget_tokens
     if budget < 0:
         raise InputError("--budget must be 0 or more")
+    _sync_workspace(memory, event)
     prompt = event.get("prompt")
     request = StartRequest(
         agent_id=agent_of(event),
@@ -85,6 +86,20 @@ def cmd_session_start(args: argparse.Namespace) -> int:
     text = build(memory, request)
     _emit({"prependContext": text} if text else {})
     return 0
+
+
+def _sync_workspace(memory: Any, event: dict[str, Any]) -> None:
+    """The event's `workspaceDir` (else `workspace.dir`) synced before the text is built, when
+    `workspace.sync_on_session_start` is on: a stat per unchanged file (docs/workspace.md)."""
+    cfg = memory.config.workspace
+    folder = event.get("workspaceDir") if isinstance(event.get("workspaceDir"), str) else None
+    folder = folder or cfg.dir
+    if not (cfg.sync_on_session_start and folder):
+        return
+    from ..bridge.capture import agent_of
+    from ..maintenance.workspace import sync_quietly
+
+    sync_quietly(memory, folder, agent_of(event))
 
 
 def cmd_session_end(args: argparse.Namespace) -> int:

@@ -1,5 +1,5 @@
 """Commands for the whole store: `alaya verify`, `alaya rebuild`, `alaya reembed`,
-`alaya export`, `alaya import-memex`. `alaya introspect` lives in ops.py; its maintenance steps
+`alaya export`, `alaya import-memex`, `alaya workspace sync`. `alaya introspect` lives in ops.py; its maintenance steps
 are in maintenance/steps.py."""
 
 from __future__ import annotations
@@ -21,6 +21,16 @@ def add_commands(sub: Any, command: Any) -> None:
     memex = command("import-memex", cmd_import_memex, "import a folder of Markdown notes; [[wikilinks]] become RELATES_TO links")
     memex.add_argument("dir", help="folder of .md notes (searched recursively)")
     memex.add_argument("--agent", default="shared", help="scope of the imported cards (default: shared)")
+    ws = command("workspace", _workspace_usage, "an OpenClaw agent workspace's Markdown memory (docs/workspace.md)",
+                 json_flag=False)
+    ws_sub = ws.add_subparsers(title="actions", metavar="ACTION")
+    sync = ws_sub.add_parser("sync", parents=[common.global_options()],
+                             help="sync MEMORY.md, USER.md, memory/*.md and bank/**/*.md into cards (incremental)",
+                             description="Sync the workspace's Markdown memory into cards; unchanged files cost a stat.")
+    sync.add_argument("dir", nargs="?", help="the workspace folder (default: workspace.dir in config)")
+    sync.add_argument("--agent", default=None, help="agent id: the cards' scope (default: the one this folder was synced with, else shared)")
+    sync.add_argument("--json", action="store_true", help="print JSON for programs and agents")
+    sync.set_defaults(handler=cmd_workspace_sync)
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -84,4 +94,40 @@ def cmd_import_memex(args: argparse.Namespace) -> int:
     else:
         print(f"imported {report['files']} notes ({report['stored']} new or changed): {report['cards']} cards,"
               f" {report['links']} links, {report['unresolved_links']} unresolved wikilinks")
+    return 0
+
+
+def _workspace_usage(args: argparse.Namespace) -> int:
+    import sys
+
+    print("usage: alaya workspace sync [DIR] [--agent ID] [--json]", file=sys.stderr)
+    return 2
+
+
+def cmd_workspace_sync(args: argparse.Namespace) -> int:
+    import sys
+    from pathlib import Path
+
+    from ..errors import InputError
+    from ..maintenance.workspace import known_workspaces, sync
+
+    memory = common.memory(args.data_dir)
+    folder = args.dir or memory.config.workspace.dir
+    if not folder:
+        raise InputError("workspace sync: name the workspace folder (alaya workspace sync ~/.openclaw/workspace)"
+                         " or set it: alaya config set workspace.dir ~/.openclaw/workspace")
+    agent = args.agent
+    if agent is None:
+        real = str(Path(folder).expanduser().resolve())
+        agent = next((a for f, a in known_workspaces(memory) if f == real), "shared")
+    report = sync(memory, folder, agent_id=agent)
+    if args.json:
+        print_json(report)
+    else:
+        print(f"{report['workspace']}: {report['files']} files, {report['unchanged']} unchanged, {report['stored']} stored;"
+              f" {report['cards']} cards new or changed, {report['moved']} moved, {report['superseded']} superseded")
+        for line in report["warnings"]:
+            print(f"warning: {line}", file=sys.stderr)
+    for line in report["errors"]:
+        print(f"alaya: {line}", file=sys.stderr)
     return 0

@@ -31,6 +31,10 @@ def _parsed(source: Any, **options: Any) -> Session:
     if isinstance(source, bytes):
         return parse_session(source, source_name="<stdin>", **options)
     path = Path(source)
+    if path.suffix.lower() in (".md", ".markdown"):  # a workspace note is not a session (docs/workspace.md)
+        raise InputError(f"{path}: a Markdown note, not a session: sync the OpenClaw workspace it is in with"
+                         f" `alaya workspace sync DIR` (MEMORY.md, USER.md, memory/*.md, bank/), or import a folder"
+                         f" of notes with `alaya import-memex DIR`")
     try:
         with path.open("rb") as handle:  # never more than the cap into memory
             data = handle.read(DEFAULT_MAX_BYTES + 1)

@@ -23,7 +23,20 @@ if TYPE_CHECKING:
 
 
 def default_steps() -> list[Step]:
-    return [Step("distill-pending", distill_pending, order=10), Step("refresh-summary", refresh_summary, order=90)]
+    return [Step("distill-pending", distill_pending, order=10), Step("workspace-sync", workspace_sync, order=15),
+            Step("refresh-summary", refresh_summary, order=90)]
+
+
+def workspace_sync(memory: "Memory") -> dict[str, Any]:
+    """The workspaces synced before and `workspace.dir` (docs/workspace.md), when
+    `workspace.sync_on_introspect` is on: a stat per unchanged file."""
+    from .workspace import known_workspaces, sync_quietly
+
+    if not memory.config.workspace.sync_on_introspect:
+        return {"workspaces": 0}
+    done = [r for folder, agent in known_workspaces(memory) if (r := sync_quietly(memory, folder, agent)) is not None]
+    return {"workspaces": len(done), "stored": sum(r["stored"] for r in done), "cards": sum(r["cards"] for r in done),
+            "superseded": sum(r["superseded"] for r in done)}
 
 
 def distill_pending(memory: "Memory") -> dict[str, Any]:

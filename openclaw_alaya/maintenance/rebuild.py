@@ -4,7 +4,7 @@ layout").
 1. Outside the lock, a new graph and index are built in a work folder `.rebuild-<pid>-<ns>/`
    (store/aside.py; the folders of killed rebuilds are removed first): every session in
    `raw/sessions` distilled from its first turn (notes imported with
-   `import-memex` become their cards again), then the L3 logs replayed in time order —
+   `import-memex` become their cards again, workspace files their versions replayed), then the L3 logs replayed in time order —
    `raw/links.jsonl` (links made with `alaya link`) and `raw/curation.jsonl` (the resolver's
    merges, CONTRADICTS links and supersedes — an old fact's `valid_until` — introspect's
    merges, forgets and SIMILAR_TO links, and what `alaya correct`, `commit` and `entities`
@@ -50,7 +50,7 @@ from ..store.graph import GraphStore
 from ..store.raw import CURATION_LOG, LINKS_LOG, RawStore, read_log
 from ..store.tombstones import TOMBSTONES
 from ..store.swap import install
-from . import memex
+from . import memex, workspace
 from .bulk import delete_cards, set_cards
 from .common import as_datetime, card_rows, iso
 
@@ -189,6 +189,18 @@ def _distill(memory: "Memory", graph: GraphStore, index: Any, ids: list[str], re
                "distilled_turns": start, "last_card": (known.get(session_id) or {}).get("last_card")}
         if session_id not in known:
             report["sessions"] += 1
+        if session.source_format == workspace.FORMAT:  # a workspace file: its versions replayed (docs/workspace.md)
+            graph.upsert_session({**row, "distilled_turns": len(session.turns), "last_card": None})
+            cards, _ends = workspace.derive_all(session, distiller, stamp)
+            gone = tombstones.forgotten(memory.raw, "card")
+            cards = [c for c in cards if c.id not in gone]
+            contexts.write_contexts(workspace.contexts_for(session, cards))
+            graph.upsert_cards(cards)
+            graph.link_to_sessions([{"card": c.id, "session": session.id, "turns": c.sources[0].turn_ids} for c in cards])
+            if cards:
+                index.upsert_cards([index_row(c) for c in cards], embedder.embed([index_text(c) for c in cards]))
+            report["cards"] += len(cards)
+            continue
         if session.source_format == memex.FORMAT:
             graph.upsert_session({**row, "distilled_turns": len(session.turns)})
             if session_id not in known:

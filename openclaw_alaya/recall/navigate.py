@@ -33,7 +33,7 @@ from pydantic import BaseModel, Field
 from ..config import RecallConfig
 from ..embedding import Embedder
 from ..errors import AlayaError, NotFoundError
-from ..models import Card, Explorable, RecallNode, RecallResult, now_iso
+from ..models import Card, Explorable, RecallNode, RecallResult, now_iso, source_of
 from ..store.snapshot import GraphView
 from ..store.vectors import VectorStore
 from ..text import estimate_tokens
@@ -273,6 +273,11 @@ class Recaller:
                     superseded=bool(card.valid_until) and card.valid_until <= now,
                     origin=card.origin,
                     session_kind=card.session_kind,
+                    entities=card.entities,
+                    kind=card.kind,
+                    confidence=card.confidence,
+                    source=source_of(card.sources),
+                    timestamp=card.occurred,
                 )
             )
         return nodes

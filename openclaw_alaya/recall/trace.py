@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..models import CardRecord, Session, TraceResult, TraceSession
+from ..models import CardRecord, Session, TraceResult, TraceSession, line_turn
 from ..store.raw import RawStore
 
 CONTEXT_TURNS = 2  # turns shown before and after each source turn
@@ -24,6 +24,12 @@ def turns_in_place(session: Session, turn_ids: list[str], raw: RawStore,
                    node: dict[str, Any] | None = None) -> TraceSession:
     """The turns `turn_ids` of `session`, in session order, with CONTEXT_TURNS around each (a
     card's sources, or one `session#turn` the memory_get tool asks for)."""
+    lines = [t for t in (line_turn(session, i) for i in turn_ids) if t is not None]
+    if lines:  # a workspace file's lines (docs/workspace.md): those lines, and a few around them
+        path = raw.find(session.id)
+        return TraceSession(session_id=session.id, path=str(path) if path else (node or {}).get("path") or "",
+                            started_at=session.started_at, turns=lines,
+                            context=[t for t in (line_turn(session, i, CONTEXT_TURNS) for i in turn_ids) if t])
     wanted = set(turn_ids)
     positions = [i for i, turn in enumerate(session.turns) if turn.id in wanted]
     around = sorted(

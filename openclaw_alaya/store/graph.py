@@ -35,7 +35,8 @@ _SCHEMA = [
     " type STRING, tags STRING[], entities STRING[], importance DOUBLE, scope STRING,"
     " sources STRING, created_at STRING, updated_at STRING, valid_from STRING,"
     " valid_until STRING, temperature DOUBLE, tier STRING, access_count INT64,"
-    " last_accessed STRING, origin STRING, session_kind STRING)",
+    " last_accessed STRING, origin STRING, session_kind STRING, kind STRING, confidence DOUBLE,"
+    " occurred STRING)",
     "CREATE NODE TABLE IF NOT EXISTS Session(id STRING PRIMARY KEY, agent_id STRING,"
     " started_at STRING, ingested_at STRING, path STRING, title STRING, source_format STRING,"
     " turn_count INT64, distilled_turns INT64, last_card STRING, kind STRING, parent STRING)",
@@ -64,9 +65,13 @@ _MIGRATIONS = [
     "ALTER TABLE Card ADD IF NOT EXISTS session_kind STRING DEFAULT ''",
     "ALTER TABLE Session ADD IF NOT EXISTS kind STRING DEFAULT ''",
     "ALTER TABLE Session ADD IF NOT EXISTS parent STRING DEFAULT ''",
+    # workspace cards (docs/workspace.md)
+    "ALTER TABLE Card ADD IF NOT EXISTS kind STRING DEFAULT ''",
+    "ALTER TABLE Card ADD IF NOT EXISTS confidence DOUBLE",
+    "ALTER TABLE Card ADD IF NOT EXISTS occurred STRING DEFAULT ''",
 ]
 # Written beside the graph once its schema is `_MIGRATIONS` complete; bumped with them.
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 _MIGRATED: set[tuple[int, int]] = set()  # (device, inode) of graph files this process has migrated
 
 _CARD_TYPES = {
@@ -74,7 +79,7 @@ _CARD_TYPES = {
     "entities": "STRING[]", "importance": "DOUBLE", "scope": "STRING", "sources": "STRING",
     "created_at": "STRING", "updated_at": "STRING", "valid_from": "STRING", "valid_until": "STRING",
     "temperature": "DOUBLE", "tier": "STRING", "access_count": "INT64", "last_accessed": "STRING",
-    "origin": "STRING", "session_kind": "STRING",
+    "origin": "STRING", "session_kind": "STRING", "kind": "STRING", "confidence": "DOUBLE", "occurred": "STRING",
 }
 _SESSION_TYPES = {
     "id": "STRING", "agent_id": "STRING", "started_at": "STRING", "ingested_at": "STRING",
@@ -113,7 +118,7 @@ def _loaded(row: dict[str, Any], nullable: frozenset[str]) -> dict[str, Any]:
 # a card of one of `$origins`, or one stored before origins were recorded ("")
 _ORIGIN_IN = "(c.origin IN $origins OR c.origin = '' OR c.origin IS NULL)"
 
-_CARD_NULLABLE = frozenset({"valid_from", "valid_until", "last_accessed", "origin", "session_kind"})
+_CARD_NULLABLE = frozenset({"valid_from", "valid_until", "last_accessed", "origin", "session_kind", "kind", "occurred"})
 _SESSION_NULLABLE = frozenset({"started_at", "title", "last_card", "agent_id", "path", "ingested_at", "kind", "parent"})
 
 
