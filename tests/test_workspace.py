@@ -236,3 +236,25 @@ def test_cli_workspace_sync_json(memory, workspace):
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
     assert report["stored"] == 10 and report["cards"] >= 20
+
+
+SEEDED_USER = Path(__file__).parent / "fixtures" / "openclaw-seeded-USER.md"  # as OpenClaw 2026.9.6 wrote it
+
+
+def test_openclaws_seeded_user_md_is_not_memory_but_directives_written_into_it_are(memory, tmp_path):
+    root = tmp_path / "fresh"
+    root.mkdir()
+    seeded = SEEDED_USER.read_text(encoding="utf-8")
+    (root / "USER.md").write_text(seeded, encoding="utf-8")
+    assert sync(memory, root, agent_id="main")["cards"] == 0  # guidance, an example, a placeholder: no cards
+    directives = ("\n<!-- observed: 2026-11-02 | status: active -->\n\n- Prefer dark mode in every editor.\n"
+                  "\n<!-- observed: 2026-10-01 | status: superseded -->\n\n- Prefer light mode.\n")
+    (root / "USER.md").write_text(seeded + directives, encoding="utf-8")
+    sync(memory, root, agent_id="main")
+    cards = all_cards(memory)
+    assert [c.content for c in cards.values()] == ["Prefer dark mode in every editor."]
+    # the user marks the directive superseded, as OpenClaw's format says: its card is superseded
+    (root / "USER.md").write_text(seeded + directives.replace("2026-11-02 | status: active", "2026-11-02 | status: superseded"),
+                                  encoding="utf-8")
+    sync(memory, root, agent_id="main")
+    assert all(c.valid_until for c in all_cards(memory).values())

@@ -19,12 +19,16 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
+from .openclaw_templates import is_scaffolding
+
 KINDS = {"W": "world", "B": "experience", "O": "opinion", "S": "observation"}
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _ITEM = re.compile(r"^( {0,3})[-*+]\s+(.*)$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _ANNOTATION = re.compile(r"<!--\s*(importance|trigger|triggers|project)\s*:\s*(.*?)\s*-->", re.I)
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
+# OpenClaw's USER.md directive metadata: a superseded directive is no longer the user's wish
+_STATUS = re.compile(r"<!--[^>]*\bstatus\s*:\s*(active|superseded)\b[^>]*-->", re.I)
 _RETAIN = re.compile(r"^(?P<kind>[WBOS])(?:\((?P<params>[^)]*)\))?(?=\s|:|$)\s*:?\s*(?P<rest>.*)$", re.S)
 _ENTITY = re.compile(r"(?<![\w@])@([^\s@:,;()\[\]{}<>\"'`，。；：！？、]*)")
 _LEAD_ENTITIES = re.compile(r"^\s*(?:@[^\s@:,;，：]+[\s,，]*)+[:：]?\s*")
@@ -59,7 +63,8 @@ class Entry:
 
 
 def parse(text: str) -> tuple[list[Entry], list[tuple[int, str]]]:
-    """(entries, warnings as (line, message)) of one workspace file."""
+    """(entries, warnings as (line, message)) of one workspace file: not the scaffolding
+    OpenClaw seeds a workspace with (`openclaw_templates.py`), not a superseded directive."""
     lines = text.split("\n")
     entries: list[Entry] = []
     warnings: list[tuple[int, str]] = []
@@ -68,12 +73,20 @@ def parse(text: str) -> tuple[list[Entry], list[tuple[int, str]]]:
     is_item = False
     fence = False
 
+    superseded = False  # OpenClaw's `<!-- observed: … | status: superseded -->` before a directive
+
     def close() -> None:
-        nonlocal current
+        nonlocal current, superseded
         if current:
+            text = "\n".join(lines[current[0] - 1:current[-1]])
+            status = _STATUS.search(text)
             entry = _entry(lines, current, section, retain and is_item, warnings)
-            if entry is not None:
-                entries.append(entry)
+            if entry is None and status:
+                superseded = status.group(1).lower() == "superseded"
+            elif entry is not None:
+                if not (superseded or status and status.group(1).lower() == "superseded" or is_scaffolding(entry)):
+                    entries.append(entry)
+                superseded = False
         current = []
 
     for no, line in enumerate(lines, 1):

@@ -37,7 +37,6 @@ from ..ingest.markdown import Entry
 from ..ingest.workspace_state import CURATED, load_state as _load_state, save_state as _save_state
 from ..models import Card, Session, SourceRef, Turn, index_row, index_text, line_turn, now_iso
 from ..store import tombstones
-from ..store.fsutil import atomic_write
 
 if TYPE_CHECKING:
     from ..memory import Memory
