@@ -1,0 +1,57 @@
+"""Cold `alaya recall` and `alaya hook session-start` on the demo sessions: what a user typing a
+command, or OpenClaw calling the hook with no daemon running, waits for (not a test).
+
+The demo sessions (`openclaw_alaya/demo/`) are ingested and distilled into a fresh data
+directory once; then each command runs `--runs` times as a fresh process with no daemon
+(`ALAYA_NO_SERVE=1`), and the median and slowest wall times are printed. Run it on an idle
+machine: it measures what a process pays to start, import and answer.
+
+    .venv-test/bin/python bench/cold_cli.py [--runs 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+DEMO = Path(__file__).resolve().parents[1] / "openclaw_alaya" / "demo"
+_EXE = Path(sys.executable).with_name("alaya")
+_ARGV = [str(_EXE)] if _EXE.exists() else [sys.executable, "-m", "openclaw_alaya"]
+QUERY = "which graph database did we choose"
+START = {"agentId": "main", "sessionId": "bench-cold", "prompt": "which package manager do we use?", "messages": []}
+
+
+def run(data: Path, args: list[str], stdin: str = "") -> float:
+    env = {**{k: v for k, v in os.environ.items() if k != "ALAYA_HOME"}, "ALAYA_NO_SERVE": "1"}
+    started = time.perf_counter()
+    subprocess.run([*_ARGV, "--data-dir", str(data), *args], input=stdin, capture_output=True, text=True,
+                   env=env, check=True)
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=10)
+    runs = parser.parse_args().runs
+    with tempfile.TemporaryDirectory(prefix="alaya-cold-") as tmp:
+        data = Path(tmp) / "data"
+        run(data, ["init"])
+        run(data, ["ingest", *map(str, sorted(DEMO.iterdir())), "--distill"])
+        rows = [("alaya recall (cold)", ["recall", QUERY, "--json"], ""),
+                ("alaya hook session-start (cold)", ["hook", "session-start", "--budget", "1200"], json.dumps(START))]
+        print("| command | median (s) | slowest (s) | runs |\n|---|---|---|---|")
+        for name, args, stdin in rows:
+            run(data, args, stdin)  # the page cache warm, as for a user's second command
+            times = sorted(run(data, args, stdin) for _ in range(runs))
+            print(f"| {name} | {statistics.median(times):.2f} | {times[-1]:.2f} | {runs} |")
+
+
+if __name__ == "__main__":
+    main()
