@@ -320,12 +320,12 @@ def write_page(path: Path, build: Callable[[str | None], str | None]) -> tuple[s
             handle.flush()
             os.fsync(handle.fileno())
         if read() != before:  # someone wrote it meanwhile: theirs wins
-            return "kept", "changed while reflect wrote it: the other version kept, reflect tries again next time"
+            return "kept", "changed meanwhile (between reflect's read and its rename): that version is kept"
         if before is None:
             try:
                 os.link(tmp, path)  # fails if it appeared in the meantime
             except FileExistsError:
-                return "kept", "created while reflect wrote it: the other version kept"
+                return "kept", "created meanwhile (between reflect's read and its rename): that version is kept"
         else:
             os.replace(tmp, path)
     finally:
