@@ -45,8 +45,9 @@ def reflect_step(memory: "Memory") -> dict[str, Any]:
     for key in ("updated", "written", "kept"):
         out[key] = sum(len(r[key]) for r in report["reports"])
     for r in report["reports"]:
-        for kept in r["kept"]:
-            print(f"alaya: reflect: {r['workspace']}/{kept['page']}: {kept['why']}", file=sys.stderr)
+        for kept in r["kept"]:  # a race lost to a human is news; a page edited by hand is in the report
+            if "meanwhile" in kept["why"]:
+                print(f"alaya: reflect: {r['workspace']}/{kept['page']}: {kept['why']}", file=sys.stderr)
     return out
 
 
