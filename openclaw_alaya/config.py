@@ -241,6 +241,7 @@ class WorkspaceConfig(_Section):
     dir: str | None = None  # used when neither the command nor the hook event names one
     sync_on_session_start: bool = True  # session start syncs the event's `workspaceDir` (a stat per unchanged file)
     sync_on_introspect: bool = True  # introspect syncs `dir` (when set)
+    reflect_on_introspect: bool = True  # introspect's `reflect` step writes bank/ pages and weighs opinions
     max_file_bytes: int = Field(5 * 1024 * 1024, ge=1024)  # larger files are skipped with a message
 
 

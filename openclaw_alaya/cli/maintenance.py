@@ -1,5 +1,5 @@
 """Commands for the whole store: `alaya verify`, `alaya rebuild`, `alaya reembed`,
-`alaya export`, `alaya import-memex`, `alaya workspace sync`. `alaya introspect` lives in ops.py; its maintenance steps
+`alaya export`, `alaya import-memex`, `alaya workspace sync`, `alaya reflect`. `alaya introspect` lives in ops.py; its maintenance steps
 are in maintenance/steps.py."""
 
 from __future__ import annotations
@@ -31,6 +31,11 @@ def add_commands(sub: Any, command: Any) -> None:
     sync.add_argument("--agent", default=None, help="agent id: the cards' scope (default: the one this folder was synced with, else shared)")
     sync.add_argument("--json", action="store_true", help="print JSON for programs and agents")
     sync.set_defaults(handler=cmd_workspace_sync)
+    reflect = command("reflect", cmd_reflect, "write entity and opinion pages into the workspace's bank/ and weigh"
+                      " opinions' confidence against the notes (docs/workspace.md, \"Reflect\")")
+    reflect.add_argument("dir", nargs="?", help="the workspace folder (default: every workspace synced before, and workspace.dir)")
+    reflect.add_argument("--agent", default=None, help="agent id: the cards' scope (default: the one the folder was synced with)")
+    reflect.add_argument("--since", metavar="WHEN", help="only evidence and entities from then on: 7d, 2w, a date, an ISO time")
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -130,4 +135,46 @@ def cmd_workspace_sync(args: argparse.Namespace) -> int:
             print(f"warning: {line}", file=sys.stderr)
     for line in report["errors"]:
         print(f"alaya: {line}", file=sys.stderr)
+    return 0
+
+
+def cmd_reflect(args: argparse.Namespace) -> int:
+    import sys
+    from datetime import datetime, timezone
+
+    from ..maintenance.reflect import reflect
+    from ..maintenance.workspace import sync_quietly
+
+    memory = common.memory(args.data_dir)
+    now = common.fixed_now() or datetime.now(timezone.utc)
+    since = None
+    if args.since:
+        from ..recall.periods import period_of
+
+        since = period_of(args.since, now, "since").start
+    if args.dir:  # the cards first (a stat per unchanged file)
+        from pathlib import Path
+
+        from ..errors import InputError
+        from ..maintenance.workspace import known_workspaces
+
+        real = str(Path(args.dir).expanduser().resolve())
+        if not Path(real).is_dir():
+            raise InputError(f"reflect: {args.dir}: not a folder (the OpenClaw agent workspace)")
+        sync_quietly(memory, real, args.agent or next((a for f, a in known_workspaces(memory) if f == real), "shared"))
+    report = reflect(memory, args.dir, agent_id=args.agent, now=now, since=since)
+    if args.json:
+        print_json(report)
+        return 0
+    if not report["workspaces"]:
+        print(f"reflect: {report['note']}")
+        return 0
+    for r in report["reports"]:
+        print(f"{r['workspace']}: {r['entities']} entities, {r['opinions']} opinions ({len(r['updated'])} re-weighed);"
+              f" {len(r['written'])} pages written, {r['unchanged']} unchanged, {len(r['kept'])} kept")
+        for u in r["updated"]:
+            print(f"  {u['card']}: confidence {u['from']} → {u['c']} (+{len(u['supporting'])} supporting,"
+                  f" {len(u['contradicting'])} contradicting)")
+        for kept in r["kept"]:
+            print(f"alaya: reflect: {kept['page']}: {kept['why']}", file=sys.stderr)
     return 0

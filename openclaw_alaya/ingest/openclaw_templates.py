@@ -12,10 +12,14 @@ file that still holds the template, are kept.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from .markdown import Entry
+
+class Entry(Protocol):
+    """What is read of `markdown.Entry` (not imported: markdown imports this module)."""
+
+    digest: str
+    body: str
 
 TEMPLATE_DIGESTS = frozenset({
     # USER.md
@@ -30,5 +34,5 @@ TEMPLATE_DIGESTS = frozenset({
 _PLACEHOLDER = re.compile(r"^(?:(?:prefer|always|never)\s*)?(?:\.{3}|…)$", re.I)
 
 
-def is_scaffolding(entry: "Entry") -> bool:
+def is_scaffolding(entry: Entry) -> bool:
     return entry.digest in TEMPLATE_DIGESTS or bool(_PLACEHOLDER.match(entry.body.strip()))

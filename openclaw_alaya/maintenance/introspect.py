@@ -9,6 +9,7 @@ step is timed and reported; a failing step does not stop the next ones.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -24,7 +25,30 @@ if TYPE_CHECKING:
 
 def default_steps() -> list[Step]:
     return [Step("distill-pending", distill_pending, order=10), Step("workspace-sync", workspace_sync, order=15),
+            Step("reflect", reflect_step, order=16),
             Step("refresh-summary", refresh_summary, order=90)]
+
+
+def reflect_step(memory: "Memory") -> dict[str, Any]:
+    """Entity and opinion pages in each known workspace's bank/, opinions' confidence weighed
+    (reflect.py), when `workspace.reflect_on_introspect` is on. No workspace: says so."""
+    from .common import as_datetime
+    from .reflect import reflect
+    from .steps import current
+
+    if not memory.config.workspace.reflect_on_introspect:
+        return {"workspaces": 0, "note": "off (workspace.reflect_on_introspect)"}
+    report = reflect(memory, now=as_datetime(current().now))
+    out: dict[str, Any] = {"workspaces": report["workspaces"]}
+    if "note" in report:
+        out["note"] = report["note"]
+    for key in ("updated", "written", "kept"):
+        out[key] = sum(len(r[key]) for r in report["reports"])
+    for r in report["reports"]:
+        for kept in r["kept"]:  # a race lost to a human is news; a page edited by hand is in the report
+            if "meanwhile" in kept["why"]:
+                print(f"alaya: reflect: {r['workspace']}/{kept['page']}: {kept['why']}", file=sys.stderr)
+    return out
 
 
 def workspace_sync(memory: "Memory") -> dict[str, Any]:

@@ -8,7 +8,7 @@ layout").
    `raw/links.jsonl` (links made with `alaya link`) and `raw/curation.jsonl` (the resolver's
    merges, CONTRADICTS links and supersedes — an old fact's `valid_until` — introspect's
    merges, forgets and SIMILAR_TO links, and what `alaya correct`, `commit` and `entities`
-   did). A replayed merge forwards the merged id to the kept card as the merge did
+   did, and reflect's confidence steps on opinions). A replayed merge forwards the merged id to the kept card as the merge did
    (consolidate.merge_in_graph), so old ids keep resolving. Sessions and cards forgotten on
    purpose (`raw/tombstones.jsonl`) are not derived.
    Usage (access counts, last access, creation time, temperature and tier) is carried over from the old graph for cards that still exist (not
@@ -243,7 +243,7 @@ def _replay(memory: "Memory", graph: GraphStore, index: Any, stamp: str, records
 
     from ..curate import entities
 
-    done = {"link": 0, "merge": 0, "forget": 0, "supersede": 0, "entity": 0, "skipped": 0}
+    done = {"link": 0, "merge": 0, "forget": 0, "supersede": 0, "entity": 0, "confidence": 0, "skipped": 0}
     customs: set[str] = set()
     for r in records:
         op = r.get("op")
@@ -285,6 +285,13 @@ def _replay(memory: "Memory", graph: GraphStore, index: Any, stamp: str, records
                 continue
             graph.supersede(card, str(until), r.get("ts") or stamp)  # the first supersede wins, as in pipeline.py
             done["supersede"] += 1
+        elif op == "confidence":  # reflect's step on an opinion: replayed while the file still states `from`
+            card, value, before = r.get("card"), r.get("c"), r.get("from")
+            if (not card or value is None or "from" not in r
+                    or not graph.set_confidence(card, float(value), None if before is None else float(before))):
+                done["skipped"] += 1
+                continue
+            done["confidence"] += 1
     if customs:
         rows = [{"name": n, "description": relation_description(n)} for n in sorted(customs)]
         index.upsert_relations(rows, memory.embedder.embed([row["description"] for row in rows]))

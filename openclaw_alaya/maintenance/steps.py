@@ -3,6 +3,7 @@ the built-in plugin), in the order they run:
 
     10 distill-pending   (introspect.py)   sessions still waiting to be distilled
     15 workspace-sync    (introspect.py)   the OpenClaw workspaces' Markdown memory (workspace.py)
+    16 reflect           (introspect.py)   entity and opinion pages in bank/, opinions weighed (reflect.py)
     20 consolidate                          merge duplicates, link similar cards, review relation names
     30 fold-access                          the recall access log → access_count / last_accessed
     40 cool-down                            temperatures and tiers; COLD cards leave L1

@@ -311,9 +311,12 @@ def sync(memory: "Memory", folder: str | Path, *, agent_id: str = "shared", now:
     known: dict[str, Any] = (state.get("workspaces", {}).get(key) or {}).get("files", {})
     files, errors = find_files(root)
     report: dict[str, Any] = {"workspace": str(root), "agent": agent_id, "files": len(files), "unchanged": 0,
-                              "stored": 0, "cards": 0, "moved": 0, "superseded": 0, "errors": errors, "warnings": []}
+                              "stored": 0, "cards": 0, "moved": 0, "superseded": 0, "generated": 0, "errors": errors,
+                              "warnings": []}
     changed: dict[str, str] = {}  # rel → text
     stats: dict[str, list[Any]] = {}
+    generated: set[str] = set()  # pages reflect wrote (docs/workspace.md, "Reflect"): left out
+    dropped: list[str] = []  # generated pages deleted since: forgotten by the state
     for rel, st in files.items():
         entry = known.get(rel)
         stat = [st.st_size, st.st_mtime_ns]
@@ -330,6 +333,10 @@ def sync(memory: "Memory", folder: str | Path, *, agent_id: str = "shared", now:
             continue
         digest = hashlib.sha1(text.encode()).hexdigest()
         stats[rel] = [*stat, digest]
+        if markdown.is_generated(text):  # a page reflect wrote from the cards: not memory of its own
+            generated.add(rel)
+            report["generated"] += 1
+            continue
         if entry and entry.get("sha") == digest:
             report["unchanged"] += 1
             continue
@@ -337,18 +344,21 @@ def sync(memory: "Memory", folder: str | Path, *, agent_id: str = "shared", now:
     if root.is_dir():
         for rel in known:
             if rel not in files and not os.path.lexists(root / rel):
-                changed[rel] = ""  # deleted: every entry's card is superseded
+                if (known[rel] or {}).get("generated"):
+                    dropped.append(rel)
+                else:
+                    changed[rel] = ""  # deleted: every entry's card is superseded
     else:
         errors.append(f"{root}: the workspace disappeared during the sync: files not read yet keep their cards")
     if not changed:
-        if stats:
-            _remember(memory, state, key, known, stats, {}, [])
+        if stats or dropped:
+            _remember(memory, state, key, known, stats, {}, dropped, generated)
         return report
     plans = _plan(memory, root, agent_id, changed, stats, report, now)
     if plans:
         _apply(memory, plans, report)
     _remember(memory, state, key, known, stats, {p.rel: p.triggers for p in plans},
-              [p.rel for p in plans if p.new_turn.content == "" and p.rel not in files])
+              [p.rel for p in plans if p.new_turn.content == "" and p.rel not in files] + dropped, generated)
     return report
 
 
@@ -445,11 +455,15 @@ def _apply(memory: "Memory", plans: list[FilePlan], report: dict[str, Any]) -> N
 
 
 def _remember(memory: "Memory", state: dict[str, Any], key: str, known: dict[str, Any], stats: dict[str, list[Any]],
-              triggers: dict[str, dict[str, list[str]]], deleted: list[str]) -> None:
+              triggers: dict[str, dict[str, list[str]]], deleted: list[str], generated: set[str] = frozenset()) -> None:
     files = dict(known)
     for rel, (size, mtime, sha) in stats.items():
         entry = dict(files.get(rel) or {})
         entry.update({"stat": [size, mtime], "sha": sha})
+        if rel in generated:
+            entry["generated"] = True
+        else:
+            entry.pop("generated", None)
         if rel in triggers:
             entry["triggers"] = triggers[rel]
         files[rel] = entry

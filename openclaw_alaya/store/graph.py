@@ -531,6 +531,19 @@ class GraphStore:
             {"id": card_id, "until": until, "now": now},
         )
 
+    def set_confidence(self, card_id: str, value: float, expected: float | None) -> bool:
+        """An opinion's confidence (reflect, docs/workspace.md): set only while it is still
+        `expected` (None: unstated), so a restated opinion or another reflect is not overwritten.
+        Whether it was set."""
+        rows = self._rows("MATCH (c:Card {id: $id}) RETURN c.confidence", {"id": card_id})
+        if not rows:
+            return False
+        current = rows[0][0]
+        if (current is None) != (expected is None) or (current is not None and abs(current - expected) > 1e-9):
+            return False
+        self._rows("MATCH (c:Card {id: $id}) SET c.confidence = $c", {"id": card_id, "c": float(value)})
+        return True
+
     # --- links ----------------------------------------------------------------------------
 
     def add_links(self, links: list[Link]) -> None:
