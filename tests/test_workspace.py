@@ -222,6 +222,27 @@ def test_session_start_syncs_the_workspace_and_injects_triggered_cards(memory, w
     assert len(all_cards(memory)) > 10  # synced on the way
 
 
+def test_session_start_keeps_a_workspace_synced_as_shared_in_shared(memory, workspace, tmp_path):
+    """`alaya workspace sync DIR` (no --agent: shared) and then OpenClaw's session start for agent
+    main on the same folder: main sees shared cards already, so the hook syncs in shared too; a
+    sync in main's scope would make every entry a second card. A folder never synced as shared
+    is synced in the event's agent's scope."""
+    from openclaw_alaya.cli.hook import _sync_workspace
+
+    sync(memory, workspace)
+    count = len(all_cards(memory))
+    note = workspace / "memory" / "2025-11-30.md"
+    note.write_text(note.read_text(encoding="utf-8") + "- W @Zephyr: Zephyr runs on port 9177.\n", encoding="utf-8")
+    _sync_workspace(memory, {"agentId": "main", "workspaceDir": str(workspace)})
+    cards = all_cards(memory)
+    assert len(cards) == count + 1 and {c.scope for c in cards.values()} == {"shared"}
+    assert by_text(cards, "Zephyr runs on port 9177.").sources[0].path == "memory/2025-11-30.md"
+
+    other = make_workspace(tmp_path / "other")
+    _sync_workspace(memory, {"agentId": "main", "workspaceDir": str(other)})
+    assert {c.scope for c in all_cards(memory).values()} == {"shared", "main"}
+
+
 def test_ingest_of_a_markdown_note_points_to_workspace_sync(memory, workspace):
     from openclaw_alaya.errors import InputError
 

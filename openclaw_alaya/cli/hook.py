@@ -97,9 +97,9 @@ def _sync_workspace(memory: Any, event: dict[str, Any]) -> None:
     if not (cfg.sync_on_session_start and folder):
         return
     from ..bridge.capture import agent_of
-    from ..maintenance.workspace import sync_quietly
+    from ..maintenance.workspace import scope_for, sync_quietly
 
-    sync_quietly(memory, folder, agent_of(event))
+    sync_quietly(memory, folder, scope_for(memory, folder, agent_of(event)))
 
 
 def cmd_session_end(args: argparse.Namespace) -> int:

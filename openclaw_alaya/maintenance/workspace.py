@@ -473,6 +473,21 @@ def _remember(memory: "Memory", state: dict[str, Any], key: str, known: dict[str
     _save_state(memory, state)
 
 
+def scope_for(memory: "Memory", folder: str | Path, agent_id: str) -> str:
+    """The scope a session start syncs `folder` in: the event's agent, unless the folder was
+    synced as `shared` (`alaya workspace sync DIR` without --agent, the documented first step)
+    and never as this agent: shared cards are every agent's already, so a second copy in the
+    agent's scope would show each entry twice."""
+    try:
+        root = Path(folder).expanduser().resolve()
+    except (OSError, RuntimeError):
+        return agent_id
+    synced = _load_state(memory).get("workspaces") or {}
+    if workspace_key(root, "shared") in synced and workspace_key(root, agent_id) not in synced:
+        return "shared"
+    return agent_id
+
+
 def sync_quietly(memory: "Memory", folder: str | Path, agent_id: str) -> dict[str, Any] | None:
     """Session start's and introspect's sync: problems are warnings on stderr, never a failure."""
     try:
