@@ -279,3 +279,10 @@ def test_openclaws_seeded_user_md_is_not_memory_but_directives_written_into_it_a
                                   encoding="utf-8")
     sync(memory, root, agent_id="main")
     assert all(c.valid_until for c in all_cards(memory).values())
+
+
+def test_synced_files_are_not_listed_as_recent_sessions(memory, workspace):
+    sync(memory, workspace, agent_id="main")
+    with GraphStore(memory.dirs.graph, read_only=True) as graph:
+        overview = graph.overview(["main", "shared"], top=8, sessions=12)
+    assert overview["cards"] > 0 and overview["sessions"] == []  # the notes' cards count, the files are no sessions

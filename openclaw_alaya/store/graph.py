@@ -644,7 +644,8 @@ class GraphStore:
     def overview(self, scopes: list[str], *, top: int, sessions: int,
                  origins: Sequence[str] = INJECTABLE_ORIGINS) -> dict[str, Any]:
         """Counts for the integrated summary: card types, tags and entities (most mentioned
-        first), and the newest conversations (not cron, heartbeat or sub-agent runs) with the
+        first), and the newest conversations (not cron, heartbeat or sub-agent runs, not files
+        synced or imported) with the
         titles of their most important cards; only cards of these origins count."""
         p = {"scopes": scopes, "top": top, "origins": list(origins)}
         types = self._rows(
@@ -661,6 +662,8 @@ class GraphStore:
         )
         recent = self._rows(
             "MATCH (s:Session) WHERE s.agent_id IN $scopes AND NOT s.kind IN ['cron', 'heartbeat', 'subagent']"
+            # files (workspace notes, memex) are not sessions someone had: their cards speak for them
+            " AND NOT s.source_format IN ['workspace', 'memex']"
             " RETURN s.id, s.title, s.started_at, s.ingested_at ORDER BY s.ingested_at DESC, s.id LIMIT $n",
             {"scopes": scopes, "n": sessions},
         )
