@@ -40,6 +40,8 @@ class TemperatureConfig(_Section):
     warm_threshold: float = Field(0.3, ge=0, le=1)
     half_life_days: float = Field(30.0, gt=0)
     hot_limit: int = Field(500, ge=0)
+    hot_days: float = Field(7.0, ge=0)  # a card created this recently is HOT…
+    hot_accesses: int = Field(10, ge=0)  # …and so is one recalled more often than this
     # temperature = recency × frequency × relevance (maintenance/temperature.py has the formula)
     frequency_saturation: int = Field(20, ge=1)  # accesses at which frequency reaches 1
     frequency_floor: float = Field(0.75, ge=0, le=1)  # frequency of a never-recalled card

@@ -189,8 +189,8 @@ class Card(BaseModel):
     updated_at: str
     valid_from: str | None = None
     valid_until: str | None = None
-    temperature: float = 0.5
-    tier: Literal["HOT", "WARM", "COLD"] = "WARM"
+    temperature: float = 1.0  # a new card starts HOT; introspect's cool-down recomputes both
+    tier: Literal["HOT", "WARM", "COLD"] = "HOT"
     access_count: int = 0
     last_accessed: str | None = None
     origin: Origin = None  # the least trusted origin of its source turns; None: stored before provenance
