@@ -120,6 +120,9 @@ class Turn(BaseModel):
     origin: Origin = None
     kind: SessionKind = None  # the kind of run that said it (a heartbeat in an interactive session)
     sender: str | None = None  # the channel's sender id, when known
+    # what the seed session format gives per turn, kept in L3 where present (None: not given)
+    tokens: int | None = Field(None, ge=0)
+    tool_calls: list[Any] | None = None
 
 
 class Session(BaseModel):
@@ -131,7 +134,8 @@ class Session(BaseModel):
     title: str | None = None
     source_format: str = "session-json"
     turns: list[Turn] = Field(default_factory=list)
-    # what a deliberate note or triplet commit was stored with (distill/deliberate.py)
+    # what a deliberate note or triplet commit was stored with (distill/deliberate.py), or what
+    # a session JSON file says about itself (its `metadata` object)
     metadata: dict[str, Any] | None = None
     kind: SessionKind = None  # None: stored before provenance was recorded
     channel: str | None = None  # where it happened (telegram, discord, …), when known
