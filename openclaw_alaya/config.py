@@ -87,6 +87,10 @@ class RecallConfig(_Section):
     max_depth: int = Field(3, ge=0, le=5)
     expand_per_hop: int = Field(20, ge=0)
     hop_decay: float = Field(0.5, gt=0, le=1)
+    # `relations` also follows relation names whose words embed at least this close to a named
+    # one's (CAUSED_BY_BUG for CAUSED_BY under the hash embedder: 0.71); 1 only synonyms the
+    # embedder cannot tell apart
+    rel_similarity_threshold: float = Field(0.6, ge=0, le=1)
     h_weights: HDistanceWeights = Field(default_factory=HDistanceWeights)
 
 

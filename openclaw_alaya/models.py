@@ -170,11 +170,13 @@ class LinkDraft(BaseModel):
     dst: str
     rel: str
     weight: float = 1.0
+    reason: str | None = None  # why, when the distiller says (an LLM's proposed reason)
 
 
 class DistillResult(BaseModel):
     cards: list[CardDraft] = Field(default_factory=list)
     links: list[LinkDraft] = Field(default_factory=list)
+    summary: str | None = None  # one line about the session, when the distiller gives one
 
 
 class Card(BaseModel):
@@ -207,6 +209,7 @@ class Link(BaseModel):
     rel: str
     weight: float = 1.0
     created_at: str | None = None
+    reason: str | None = None  # why the two are related (`alaya link --reason`, an LLM distiller)
 
 
 class RecallNode(BaseModel):
@@ -217,6 +220,7 @@ class RecallNode(BaseModel):
     h_distance: float
     matched_rel: str | None
     rel_similarity: float
+    matched_reason: str | None = None  # the reason recorded on the edge it was reached by
     type: str
     tags: list[str]
     tier: str
@@ -317,6 +321,7 @@ class LinkResult(BaseModel):
     rel: str
     custom: bool
     edges: int
+    reason: str | None = None
 
 
 # --- relation names: normalising what users and distillers write, and storing links both ways
@@ -342,13 +347,13 @@ def is_custom(name: str) -> bool:
     return name not in CORE_RELATIONS
 
 
-def expand_link(src: str, dst: str, rel: str, weight: float, created_at: str) -> list[Link]:
+def expand_link(src: str, dst: str, rel: str, weight: float, created_at: str, reason: str | None = None) -> list[Link]:
     """The stored edges for one stated relation: the edge itself plus its mirror if any."""
-    links = [Link(src=src, dst=dst, rel=rel, weight=weight, created_at=created_at)]
+    links = [Link(src=src, dst=dst, rel=rel, weight=weight, created_at=created_at, reason=reason)]
     if rel in SYMMETRIC_RELATIONS:
-        links.append(Link(src=dst, dst=src, rel=rel, weight=weight, created_at=created_at))
+        links.append(Link(src=dst, dst=src, rel=rel, weight=weight, created_at=created_at, reason=reason))
     elif rel in INVERSE_RELATIONS:
-        links.append(Link(src=dst, dst=src, rel=INVERSE_RELATIONS[rel], weight=weight, created_at=created_at))
+        links.append(Link(src=dst, dst=src, rel=INVERSE_RELATIONS[rel], weight=weight, created_at=created_at, reason=reason))
     return links
 
 
