@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -205,6 +205,7 @@ class CronConfig(_Section):
 class BackupConfig(_Section):
     keep: int = Field(7, ge=1)  # dated copies kept; older ones are removed after a backup
     dest: str | None = None  # default: <data dir>/backups
+    format: Literal["tar.gz", "dir"] = "tar.gz"  # one alaya-<stamp>.tar.gz, or a folder alaya-<stamp>/
 
 
 def _regex(value: str, subject: str) -> str:
