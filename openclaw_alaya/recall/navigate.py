@@ -6,7 +6,9 @@ Scoring, in short:
 - entry cards: reciprocal-rank fusion of full-text (BM25), vector and entity-name matches,
   normalised so the best possible entry scores 1;
 - a card reached over an edge inherits its parent's score × `hop_decay` × edge weight ×
-  how well the relation fits the question;
+  how well the relation fits the question: with `relations` named, 1 for a named one and, for
+  a relation whose name embeds within `rel_similarity_threshold` of a named one's (also
+  followed), that similarity (`rel_similarity`); else its embedding's cosine to the query;
 - `h_distance` = weighted mean of (1 − semantic closeness), hops taken / depth, and
   (1 − relation fit); 0 is "exactly what was asked", 1 is "far away".
 No model is called: the only embedding is the query's own.
