@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -40,6 +40,8 @@ class TemperatureConfig(_Section):
     warm_threshold: float = Field(0.3, ge=0, le=1)
     half_life_days: float = Field(30.0, gt=0)
     hot_limit: int = Field(500, ge=0)
+    hot_days: float = Field(7.0, ge=0)  # a card created this recently is HOT…
+    hot_accesses: int = Field(10, ge=0)  # …and so is one recalled more often than this
     # temperature = recency × frequency × relevance (maintenance/temperature.py has the formula)
     frequency_saturation: int = Field(20, ge=1)  # accesses at which frequency reaches 1
     frequency_floor: float = Field(0.75, ge=0, le=1)  # frequency of a never-recalled card
@@ -85,6 +87,10 @@ class RecallConfig(_Section):
     max_depth: int = Field(3, ge=0, le=5)
     expand_per_hop: int = Field(20, ge=0)
     hop_decay: float = Field(0.5, gt=0, le=1)
+    # `relations` also follows relation names whose words embed at least this close to a named
+    # one's (CAUSED_BY_BUG for CAUSED_BY under the hash embedder: 0.71); 1 only synonyms the
+    # embedder cannot tell apart
+    rel_similarity_threshold: float = Field(0.6, ge=0, le=1)
     h_weights: HDistanceWeights = Field(default_factory=HDistanceWeights)
 
 
@@ -199,6 +205,7 @@ class CronConfig(_Section):
 class BackupConfig(_Section):
     keep: int = Field(7, ge=1)  # dated copies kept; older ones are removed after a backup
     dest: str | None = None  # default: <data dir>/backups
+    format: Literal["tar.gz", "dir"] = "tar.gz"  # one alaya-<stamp>.tar.gz, or a folder alaya-<stamp>/
 
 
 def _regex(value: str, subject: str) -> str:

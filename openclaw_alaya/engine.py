@@ -430,9 +430,12 @@ class Alaya:
 
     # --- link / schema -----------------------------------------------------------------
 
-    def link(self, src: str, dst: str, rel: str, *, weight: float = 1.0) -> LinkResult:
-        """A relation the agent or user found; unknown names become custom relations."""
+    def link(self, src: str, dst: str, rel: str = "RELATES_TO", *, weight: float = 1.0,
+             reason: str | None = None) -> LinkResult:
+        """A relation the agent or user found, and why (`reason`, kept on the edge); unknown
+        names become custom relations."""
         self.dirs.require()
+        reason = redact.clean_text(self, " ".join((reason or "").split())[:500]) or None
         check_id(src, "card id")
         check_id(dst, "card id")
         if src == dst:
@@ -453,14 +456,14 @@ class Alaya:
                 missing = [c for c in (src, dst) if c not in graph.get_cards([src, dst])]
                 if missing:
                     raise NotFoundError(f"no card {missing[0]!r}")
-                links = expand_link(src, dst, name, weight, now_iso())
+                links = expand_link(src, dst, name, weight, now_iso(), reason)
                 # L3 first: `alaya rebuild` replays manual links from raw/links.jsonl
-                append_line(self.raw.log_path(LINKS_LOG), json.dumps(
-                    {"src": src, "dst": dst, "rel": name, "weight": weight, "ts": links[0].created_at}))
+                record = {"src": src, "dst": dst, "rel": name, "weight": weight, "ts": links[0].created_at}
+                append_line(self.raw.log_path(LINKS_LOG), json.dumps({**record, "reason": reason} if reason else record))
                 graph.add_links(links)
             if vector is not None:
                 self.index.upsert_relations([{"name": name, "description": relation_description(name)}], vector)
-        return LinkResult(src=src, dst=dst, rel=name, custom=is_custom(name), edges=len(links))
+        return LinkResult(src=src, dst=dst, rel=name, custom=is_custom(name), edges=len(links), reason=reason)
 
     def schema(self) -> dict[str, Any]:
         """Relation names (core and custom in use) and card types (built in and in use), with counts."""

@@ -120,6 +120,9 @@ class Turn(BaseModel):
     origin: Origin = None
     kind: SessionKind = None  # the kind of run that said it (a heartbeat in an interactive session)
     sender: str | None = None  # the channel's sender id, when known
+    # what the seed session format gives per turn, kept in L3 where present (None: not given)
+    tokens: int | None = Field(None, ge=0)
+    tool_calls: list[Any] | None = None
 
 
 class Session(BaseModel):
@@ -131,7 +134,8 @@ class Session(BaseModel):
     title: str | None = None
     source_format: str = "session-json"
     turns: list[Turn] = Field(default_factory=list)
-    # what a deliberate note or triplet commit was stored with (distill/deliberate.py)
+    # what a deliberate note or triplet commit was stored with (distill/deliberate.py), or what
+    # a session JSON file says about itself (its `metadata` object)
     metadata: dict[str, Any] | None = None
     kind: SessionKind = None  # None: stored before provenance was recorded
     channel: str | None = None  # where it happened (telegram, discord, …), when known
@@ -209,11 +213,13 @@ class LinkDraft(BaseModel):
     dst: str
     rel: str
     weight: float = 1.0
+    reason: str | None = None  # why, when the distiller says (an LLM's proposed reason)
 
 
 class DistillResult(BaseModel):
     cards: list[CardDraft] = Field(default_factory=list)
     links: list[LinkDraft] = Field(default_factory=list)
+    summary: str | None = None  # one line about the session, when the distiller gives one
 
 
 class Card(BaseModel):
@@ -232,8 +238,8 @@ class Card(BaseModel):
     updated_at: str
     valid_from: str | None = None
     valid_until: str | None = None
-    temperature: float = 0.5
-    tier: Literal["HOT", "WARM", "COLD"] = "WARM"
+    temperature: float = 1.0  # a new card starts HOT; introspect's cool-down recomputes both
+    tier: Literal["HOT", "WARM", "COLD"] = "HOT"
     access_count: int = 0
     last_accessed: str | None = None
     origin: Origin = None  # the least trusted origin of its source turns; None: stored before provenance
@@ -250,6 +256,7 @@ class Link(BaseModel):
     rel: str
     weight: float = 1.0
     created_at: str | None = None
+    reason: str | None = None  # why the two are related (`alaya link --reason`, an LLM distiller)
 
 
 class RecallNode(BaseModel):
@@ -260,6 +267,7 @@ class RecallNode(BaseModel):
     h_distance: float
     matched_rel: str | None
     rel_similarity: float
+    matched_reason: str | None = None  # the reason recorded on the edge it was reached by
     type: str
     tags: list[str]
     tier: str
@@ -366,6 +374,7 @@ class LinkResult(BaseModel):
     rel: str
     custom: bool
     edges: int
+    reason: str | None = None
 
 
 # --- relation names: normalising what users and distillers write, and storing links both ways
@@ -391,13 +400,13 @@ def is_custom(name: str) -> bool:
     return name not in CORE_RELATIONS
 
 
-def expand_link(src: str, dst: str, rel: str, weight: float, created_at: str) -> list[Link]:
+def expand_link(src: str, dst: str, rel: str, weight: float, created_at: str, reason: str | None = None) -> list[Link]:
     """The stored edges for one stated relation: the edge itself plus its mirror if any."""
-    links = [Link(src=src, dst=dst, rel=rel, weight=weight, created_at=created_at)]
+    links = [Link(src=src, dst=dst, rel=rel, weight=weight, created_at=created_at, reason=reason)]
     if rel in SYMMETRIC_RELATIONS:
-        links.append(Link(src=dst, dst=src, rel=rel, weight=weight, created_at=created_at))
+        links.append(Link(src=dst, dst=src, rel=rel, weight=weight, created_at=created_at, reason=reason))
     elif rel in INVERSE_RELATIONS:
-        links.append(Link(src=dst, dst=src, rel=INVERSE_RELATIONS[rel], weight=weight, created_at=created_at))
+        links.append(Link(src=dst, dst=src, rel=INVERSE_RELATIONS[rel], weight=weight, created_at=created_at, reason=reason))
     return links
 
 

@@ -304,19 +304,48 @@ def from_config(config: Any) -> Redactor | None:
 
 
 def redact_session(session: "Session", redactor: Redactor) -> tuple["Session", Counter]:
-    """A copy of the session with every turn's content, name and the title redacted."""
+    """A copy of the session with every turn's content, name and tool calls, the title, the
+    channel and the metadata redacted."""
     total: Counter = Counter()
     turns = []
     for turn in session.turns:
         content, counts = redactor.redact(turn.content)
         name, name_counts = redactor.redact(turn.name) if turn.name else (turn.name, Counter())
-        total += counts + name_counts
-        turns.append(turn if not (counts or name_counts) else turn.model_copy(update={"content": content, "name": name}))
-    title, counts = redactor.redact(session.title) if session.title else (session.title, Counter())
-    total += counts
+        calls, call_counts = _redact_value(turn.tool_calls, redactor)
+        total += counts + name_counts + call_counts
+        changed = counts or name_counts or call_counts
+        turns.append(turn if not changed else turn.model_copy(update={"content": content, "name": name, "tool_calls": calls}))
+    update: dict[str, Any] = {}
+    for key in ("title", "channel", "metadata"):
+        value, counts = _redact_value(getattr(session, key), redactor)
+        total += counts
+        update[key] = value
     if not total:
         return session, total
-    return session.model_copy(update={"turns": turns, "title": title}), total
+    return session.model_copy(update={"turns": turns, **update}), total
+
+
+def _redact_value(value: Any, redactor: Redactor) -> tuple[Any, Counter]:
+    """Every string inside a JSON value (keys too) redacted."""
+    if isinstance(value, str):
+        return redactor.redact(value) if value else (value, Counter())
+    total: Counter = Counter()
+    if isinstance(value, list):
+        out = []
+        for item in value:
+            clean, counts = _redact_value(item, redactor)
+            out.append(clean)
+            total += counts
+        return out, total
+    if isinstance(value, dict):
+        found = {}
+        for key, item in value.items():
+            clean_key, key_counts = _redact_value(key, redactor) if isinstance(key, str) else (key, Counter())
+            clean, counts = _redact_value(item, redactor)
+            found[clean_key] = clean
+            total += key_counts + counts
+        return found, total
+    return value, total
 
 
 def apply_store_filters(session: "Session", memory: "Memory | None" = None) -> "Session":

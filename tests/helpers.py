@@ -29,3 +29,17 @@ def tree_digest(root: Path) -> str:
         digest.update(str(path.relative_to(root)).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
+
+
+def unpack_backup(archive: str | Path, into: Path) -> Path:
+    """An `alaya backup` archive extracted into `into`: the data directory it holds."""
+    import tarfile
+
+    archive = Path(archive)
+    assert archive.name.endswith(".tar.gz") and archive.is_file(), archive
+    with tarfile.open(archive) as tar:
+        names = tar.getnames()
+        tar.extractall(into, filter="tar")
+    top = {n.split("/", 1)[0] for n in names}
+    assert top == {archive.name.removesuffix(".tar.gz")}, top  # one folder, named like the archive
+    return into / top.pop()

@@ -255,21 +255,29 @@ def test_plugins_lists_builtin_and_entry_point_plugins(tmp_path):
     assert text.returncode == 0 and text.stdout.startswith("default:")
 
 
-def test_backup_is_a_readable_data_directory(populated, tmp_path):
+def test_backup_is_an_archive_of_a_readable_data_directory(populated, tmp_path):
+    from helpers import unpack_backup
+
     from openclaw_alaya import Alaya
 
     dest = tmp_path / "copies"
     for _ in range(3):
         result = ok_json(alaya(populated, "backup", "--dest", str(dest), "--keep", "2", "--json"))
-    copies = sorted(p.name for p in dest.iterdir())
-    assert len(copies) == 2 and Path(result["path"]).name == copies[-1]
-    copy = Alaya(result["path"])
+    copies = sorted(p.name for p in dest.iterdir())  # the archives, rotated; no partial file left
+    assert len(copies) == 2 and Path(result["path"]).name == copies[-1] and copies[-1].endswith(".tar.gz")
+    assert result["bytes"] == Path(result["path"]).stat().st_size and Path(result["path"]).stat().st_mode & 0o077 == 0
+    copy = Alaya(unpack_backup(result["path"], tmp_path / "restored"))
     nodes = copy.recall("pnpm monorepo", scope="main").nodes
     assert nodes and "pnpm" in nodes[0].content
+    # a folder instead, itself a data directory; rotation counts archives and folders together
+    folder = ok_json(alaya(populated, "backup", "--dest", str(dest), "--keep", "2", "--format", "dir", "--json"))
+    assert Path(folder["path"]).is_dir() and sorted(p.name for p in dest.iterdir())[-1] == Path(folder["path"]).name
+    assert len(list(dest.iterdir())) == 2
+    assert Alaya(folder["path"]).recall("pnpm monorepo", scope="main").nodes
     default = ok_json(alaya(populated, "backup", "--json"))
     assert Path(default["path"]).parent == populated / "backups"
     again = ok_json(alaya(populated, "backup", "--json"))
-    assert not (Path(again["path"]) / "backups").exists()  # backups are not copied into backups
+    assert not (unpack_backup(again["path"], tmp_path / "again") / "backups").exists()  # backups are not copied into backups
 
 
 def test_a_message_cut_mid_emoji_is_captured_and_recaptured(tmp_path):

@@ -188,6 +188,27 @@ def test_temperature_formula(memory):
     assert t(valid_until=iso(T0)) == pytest.approx(0.3)  # superseded: relevance halved
     assert temperature.tier_of(0.7, cfg) == "HOT" and temperature.tier_of(0.3, cfg) == "WARM"
     assert temperature.tier_of(0.2999, cfg) == "COLD"
+    # the seed's contract: at most hot_days (7) old, or recalled more than hot_accesses (10) times
+    assert temperature.tier_of(0.6, cfg, age_days=7.0) == temperature.tier_of(0.1, cfg, access_count=11) == "HOT"
+    assert temperature.tier_of(0.6, cfg, age_days=7.5) == "WARM"
+    assert temperature.tier_of(0.1, cfg, age_days=30, access_count=10) == "COLD"
+
+
+def test_a_card_is_hot_on_creation(memory):
+    """Distilled, remembered and imported cards start HOT at temperature 1.0, and a first
+    cool-down keeps a week-old card HOT although its temperature is lower."""
+    memory.ingest(session_json("s-hot", [("user", "We decided to pin Kuzu to 0.11.3 because 0.12 broke the WAL."),
+                                         ("assistant", "Noted: Kuzu stays on 0.11.3.")]))
+    memory.distill()
+    memory.remember("The staging database is reset every Sunday night")
+    fresh = cards_of(memory)
+    assert len(fresh) >= 2
+    assert {(c.tier, c.temperature) for c in fresh.values()} == {("HOT", 1.0)}
+    made = min(datetime.fromisoformat(c.created_at) for c in fresh.values())
+    report = temperature.cool_down(memory, now=made + timedelta(days=6))
+    assert report["tiers"] == {"HOT": len(fresh)}
+    assert all(c.temperature < memory.config.temperature.hot_threshold for c in cards_of(memory).values())
+    assert temperature.cool_down(memory, now=made + timedelta(days=9))["tiers"].get("HOT", 0) == 0
 
 
 def test_tier_transitions_on_an_access_history(memory):
@@ -196,12 +217,14 @@ def test_tier_transitions_on_an_access_history(memory):
         expand_link("card-hub", "card-t", "DEPENDS_ON", 1.0, iso(T0)))
     tier = lambda: cards_of(memory)["card-t"].tier
 
-    report = temperature.cool_down(memory, now=T0)
-    assert tier() == "WARM" and report["tiers"]["WARM"] >= 1
+    report = temperature.cool_down(memory, now=T0)  # new: HOT for its first week
+    assert tier() == "HOT" and report["tiers"] == {"HOT": 2}
+    report = temperature.cool_down(memory, now=T0 + timedelta(days=8))
+    assert tier() == "WARM" and report["transitions"] == {"HOT->WARM": 2}
 
     later = T0 + timedelta(days=31)
     report = temperature.cool_down(memory, now=later)
-    assert tier() == "COLD" and report["transitions"] == {"HOT->WARM": 1, "WARM->COLD": 1}  # hub: important, WARM
+    assert tier() == "COLD" and report["transitions"] == {"WARM->COLD": 1}  # hub: important, WARM
     assert "card-t" not in indexed(memory)  # the embedding goes, the card stays in L2
     assert "card-t" in cards_of(memory)
     # recall tolerates cold cards: a graph walk still reaches it, and a query does not fail
@@ -222,9 +245,14 @@ def test_tier_transitions_on_an_access_history(memory):
     assert tier() == "HOT" and report["transitions"]["COLD->HOT"] == 1 and report["embeddings_restored"] == 1
     assert "card-t" in indexed(memory)
 
-    # ten days without recall: HOT → WARM; the HOT limit demotes the overflow
+    # ten days without recall: still HOT, recalled more than hot_accesses (10) times; with
+    # that bar above its 20 recalls, its temperature decides: HOT → WARM
+    assert "HOT->WARM" not in temperature.cool_down(memory, now=later + timedelta(days=10))["transitions"]
+    assert tier() == "HOT"
+    memory.config.temperature.hot_accesses = 20
     assert temperature.cool_down(memory, now=later + timedelta(days=10))["transitions"]["HOT->WARM"] == 1
     assert tier() == "WARM"
+    # the HOT limit demotes the overflow
     memory.config.temperature.hot_limit = 0
     report = temperature.cool_down(memory, now=later)
     assert tier() == "WARM" and report["demoted_hot_limit"] == 1

@@ -530,7 +530,9 @@ def test_serve_status_survives_an_unexpected_answer(store):
 def test_backup_skips_the_daemon_socket(daemon, tmp_path):
     proc = alaya(daemon, "backup", "--dest", str(tmp_path / "copies"), "--json")
     assert proc.returncode == 0, proc.stderr
-    copy = Path(json.loads(proc.stdout)["path"])
+    from helpers import unpack_backup
+
+    copy = unpack_backup(json.loads(proc.stdout)["path"], tmp_path / "restored")
     assert (copy / "config.json").exists() and not (copy / "serve.sock").exists()
 
 

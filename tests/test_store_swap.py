@@ -149,7 +149,9 @@ def test_killed_rebuilds_leave_no_folders_behind_and_backups_skip_them(tmp_path)
     (left / "graph.kuzu").write_bytes(b"half built")
     proc = cli(data, "backup", "--json")
     assert proc.returncode == 0, proc.stderr
-    copy = Path(json.loads(proc.stdout)["path"])
+    from helpers import unpack_backup
+
+    copy = unpack_backup(json.loads(proc.stdout)["path"], tmp_path / "restored")
     assert (copy / "graph.kuzu").exists() and not list(copy.glob(".rebuild-*"))
     rebuild(Alaya(data))
     assert not left.exists()

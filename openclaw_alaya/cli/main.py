@@ -237,12 +237,13 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
 
 def cmd_link(args: argparse.Namespace) -> int:
-    result = common.memory(args.data_dir).link(args.src, args.dst, args.rel, weight=args.weight)
+    result = common.memory(args.data_dir).link(args.src, args.dst, args.rel, weight=args.weight, reason=args.reason)
     if args.json:
         print_json(result.model_dump())
     else:
         kind = "custom" if result.custom else "core"
-        print(f"linked {result.src} -[{result.rel}]-> {result.dst} ({kind} relation, {result.edges} edges stored)")
+        why = f": {result.reason}" if result.reason else ""
+        print(f"linked {result.src} -[{result.rel}]-> {result.dst} ({kind} relation, {result.edges} edges stored){why}")
     return 0
 
 
@@ -336,6 +337,7 @@ def _parser() -> argparse.ArgumentParser:
     link.add_argument("--rel", default="RELATES_TO",
                       help="relation name (default RELATES_TO); unknown names become custom relations")
     link.add_argument("--weight", type=float, default=1.0)
+    link.add_argument("--reason", help="why the two are related; kept on the edge and shown by recall")
 
     schema = command("schema", cmd_schema, "list relation types and card types")
     schema.add_argument("--relations", action="store_true")

@@ -21,9 +21,12 @@ def add_commands(sub: Any, command: Any) -> None:
     introspect.add_argument("--dry-run", action="store_true", help="report what would change, change nothing")
     introspect.add_argument("--session", help="instead: what this session put into memory (entities, relation "
                             "density, hotspots)")
-    backup = command("backup", cmd_backup, "write a dated copy of the data directory (default: <data dir>/backups)")
+    backup = command("backup", cmd_backup, "write a dated copy of the data directory, alaya-<stamp>.tar.gz "
+                     "(default: in <data dir>/backups)")
     backup.add_argument("--dest", help="folder for the copies (default: backup.dest or <data dir>/backups)")
     backup.add_argument("--keep", type=int, help="copies to keep (default: backup.keep, 7)")
+    backup.add_argument("--format", choices=["tar.gz", "dir"],
+                        help="an archive (tar.gz) or a folder that is itself a data directory (default: backup.format, tar.gz)")
     cron = command("cron", _cron_usage, "scheduled maintenance (jobs and schedules in config.cron)", json_flag=False)
     cron_sub = cron.add_subparsers(title="cron commands", metavar="COMMAND")
     run = cron_sub.add_parser("run", parents=[global_options()], help="run the jobs that are due", description="Run the jobs that are due; keep running unless --once.")
@@ -82,7 +85,8 @@ def cmd_introspect(args: argparse.Namespace) -> int:
 def cmd_backup(args: argparse.Namespace) -> int:
     from ..maintenance.backup import backup
 
-    result = backup(common.memory(args.data_dir), dest=args.dest, keep=args.keep)
+    memory = common.memory(args.data_dir)
+    result = backup(memory, dest=args.dest, keep=args.keep, format=args.format or memory.config.backup.format)
     if args.json:
         print_json(result)
     else:

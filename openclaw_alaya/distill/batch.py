@@ -144,7 +144,7 @@ def _write_graph(memory: "Memory", graph: Any, plans: list[DistillPlan], decisio
             src, dst = in_batch.get(link.src, link.src), in_batch.get(link.dst, link.dst)
             if src != dst:
                 links.append(link.model_copy(update={"src": src, "dst": dst}))
-        kept_plans.append(DistillPlan(plan.session, plan.start, cards, links, plan.vectors))
+        kept_plans.append(DistillPlan(plan.session, plan.start, cards, links, plan.vectors, plan.summary))
     applied, written = apply(kept_plans, graph, memory.raw)
     applied_sessions = {p.session.id for p in applied}
     contradictions = [(d, card) for d, card in contradictions if card.sources and card.sources[0].session_id in applied_sessions]

@@ -49,6 +49,7 @@ class DistillPlan:
     cards: list[Card]
     links: list[Link]  # between this session's new cards; TEMPORAL_NEXT is added on apply
     vectors: Any
+    summary: str | None = None  # the distiller's one line about the session, if it gave one
 
 
 def prepare(session: Session, start: int, distiller: "Distiller", embedder: "Embedder | None", max_cards: int,
@@ -66,7 +67,9 @@ def prepare(session: Session, start: int, distiller: "Distiller", embedder: "Emb
     cards = [_card(session, draft, stamp) for draft in result.cards[:max_cards]]
     # embedder None: the caller embeds a whole batch at once (pipeline.py)
     vectors = embedder.embed([index_text(card) for card in cards]) if cards and embedder is not None else None
-    return DistillPlan(session, start, cards, _draft_links(session, result, {c.id for c in cards}, stamp), vectors)
+    links = _draft_links(session, result, {c.id for c in cards}, stamp)
+    summary = " ".join((result.summary or "").split())[:300] or None
+    return DistillPlan(session, start, cards, links, vectors, summary)
 
 
 def distillable(session: Session, start: int, policy: "ProvenanceConfig") -> tuple[Session, int]:
@@ -106,7 +109,7 @@ def _draft_links(session: Session, result: DistillResult, kept: set[str], stamp:
     for draft in result.links:
         src, dst = card_id(session.id, draft.src), card_id(session.id, draft.dst)
         if src in kept and dst in kept and src != dst:
-            links += expand_link(src, dst, normalise_relation(draft.rel), draft.weight, stamp)
+            links += expand_link(src, dst, normalise_relation(draft.rel), draft.weight, stamp, draft.reason)
     return links
 
 
@@ -130,7 +133,10 @@ def apply(plans: list[DistillPlan], graph: GraphStore, raw: RawStore) -> tuple[l
         # a sub-agent's summary card is re-made under its own id: no edge from it to itself
         links += [link for a, b in zip(chain, chain[1:]) if a != b for link in expand_link(a, b, "TEMPORAL_NEXT", 1.0, stamp)]
         links += plan.links
-        sessions.append({**current, "distilled_turns": len(plan.session.turns), "last_card": chain[-1] if chain else None})
+        # the session's summary line: the distiller's, else (none yet) its title or first card's title
+        summary = plan.summary or current.get("summary") or plan.session.title or next((c.title for c in plan.cards), None)
+        sessions.append({**current, "distilled_turns": len(plan.session.turns), "last_card": chain[-1] if chain else None,
+                         "summary": summary})
     contexts, extracted = provenance(cards, applied)
     raw.write_contexts(contexts)  # L3 first, one batched sync
     graph.upsert_cards(cards)
@@ -152,7 +158,7 @@ def _without_forgotten(plans: list[DistillPlan], raw: RawStore) -> list[DistillP
         cards = [c for c, k in zip(plan.cards, keep) if k]
         links = [link for link in plan.links if link.src not in gone and link.dst not in gone]
         vectors = plan.vectors[keep] if plan.vectors is not None and len(plan.vectors) == len(keep) else plan.vectors
-        kept.append(DistillPlan(plan.session, plan.start, cards, links, vectors))
+        kept.append(DistillPlan(plan.session, plan.start, cards, links, vectors, plan.summary))
     return kept
 
 

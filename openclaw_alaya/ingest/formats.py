@@ -58,6 +58,7 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _MAX_ROLE_LEN = 64
 _MAX_NAME_LEN = 128
 _MAX_TS_LEN = 64
+_MAX_TOOL_CALLS_CHARS = 20_000
 _FORMATS_HINT = (
     "unknown format: expected an OpenClaw transcript (JSONL), a session JSON object"
     " or a list of {role, content} messages"
@@ -270,8 +271,12 @@ class _SessionDraft:
         title: str | None = None,
         source_format: str = FORMAT_SESSION_JSON,
         kind: str | None = None,
+        channel: str | None = None,
+        metadata: dict | None = None,
     ) -> None:
         self.kind = kind
+        self.channel = channel
+        self.metadata = metadata
         self.turns = turns
         self.session_id = session_id
         self.agent_id = agent_id
@@ -344,13 +349,21 @@ def _session_from_object(obj: dict, src: str, include_tools: bool, max_turn_char
     if isinstance(sid, bool) or (sid is not None and not isinstance(sid, (str, int))):
         raise InputError(f"{src}: session_id must be a string, got {_type_name(sid)}")
     kind = obj.get("kind")
+    channel = obj.get("channel")
+    if channel is not None and not isinstance(channel, str):
+        raise InputError(f"{src}: channel must be a string, got {_type_name(channel)}")
+    metadata = obj.get("metadata")
+    if metadata is not None and not isinstance(metadata, dict):
+        raise InputError(f"{src}: metadata must be an object, got {_type_name(metadata)}")
     return _SessionDraft(
         turns=turns,
         session_id=None if sid is None else str(sid),
-        agent_id=obj.get("agent_id"),
+        agent_id=obj.get("agent_id", obj.get("agent")),  # the seed format's `agent`
         started_at=started,
         title=(_one_line(title).strip() or None) if title else None,
         kind=None if kind is None else _choice(kind, SESSION_KINDS, "kind", src),
+        channel=(_one_line(channel).strip()[:_MAX_NAME_LEN] or None) if channel else None,
+        metadata=metadata or None,
     )
 
 
@@ -374,6 +387,8 @@ def _finish(draft: _SessionDraft, src: str, *, agent_id: str | None, session_id:
             source_format=draft.source_format,
             turns=draft.turns,
             kind=draft.kind,
+            channel=draft.channel,
+            metadata=draft.metadata,
         )
     except ValidationError as exc:  # pragma: no cover - fields are checked above
         raise InputError(f"{src}: {_one_line(str(exc.errors()[0].get('msg')))}") from None
@@ -445,6 +460,7 @@ def _turn_fields(entry: _Entry, *, include_tools: bool, strict: bool) -> dict | 
             return None
         return {
             **_provenance(msg, where),
+            **_usage(msg, where),
             "role": role,
             "name": _name(msg.get("name"), where),
             "content": text,
@@ -477,6 +493,24 @@ def _provenance(msg: dict, where: str) -> dict[str, Any]:
     sender = msg.get("senderId")
     if isinstance(sender, (str, int)) and not isinstance(sender, bool) and str(sender).strip():
         fields["sender"] = _one_line(str(sender))[:_MAX_NAME_LEN]
+    return fields
+
+
+def _usage(msg: dict, where: str) -> dict[str, Any]:
+    """The seed format's per-turn `tokens` (a count) and `tool_calls` (a list, kept as given in
+    L3 up to `_MAX_TOOL_CALLS_CHARS` of JSON; its text goes into the turn only with tools on)."""
+    fields: dict[str, Any] = {}
+    tokens = msg.get("tokens")
+    if tokens is not None:
+        if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
+            raise InputError(f"{where}: tokens must be a whole number of 0 or more, got {_show(tokens)}")
+        fields["tokens"] = tokens
+    calls = msg.get("tool_calls")
+    if calls is not None:
+        if not isinstance(calls, list):
+            raise InputError(f"{where}: tool_calls must be a list, got {_type_name(calls)}")
+        size = len(json.dumps(calls, ensure_ascii=False, default=str))
+        fields["tool_calls"] = calls if size <= _MAX_TOOL_CALLS_CHARS else [{"omitted": f"{size} characters of tool calls"}]
     return fields
 
 

@@ -50,7 +50,8 @@ def _parsed(source: Any, **options: Any) -> Session:
 def session_row(memory: "Memory", session: Session, path: Path, known: dict[str, Any],
                 ingested_at: str) -> dict[str, Any]:
     """The Session node for a stored session (`Alaya.ingest`, `ingest.batch`, recovery):
-    turn count and path from L3, distill progress kept from the node it replaces (`known`)."""
+    turn count and path from L3, distill progress and summary kept from the node it replaces
+    (`known`)."""
     return {
         "id": session.id,
         "agent_id": session.agent_id,
@@ -64,4 +65,7 @@ def session_row(memory: "Memory", session: Session, path: Path, known: dict[str,
         "last_card": known.get("last_card"),
         "kind": session.kind,
         "parent": session.parent,
+        "channel": redact.clean_text(memory, session.channel),
+        # one line about it: distill's (an LLM's, else its first card's title) once there is one
+        "summary": known.get("summary") or redact.clean_text(memory, session.title),
     }

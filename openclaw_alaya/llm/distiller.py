@@ -77,6 +77,12 @@ class LLMLink(BaseModel):
     src: int | str
     dst: int | str
     rel: str
+    reason: str | None = None  # why the model links them; kept on the edge
+
+    @field_validator("reason", mode="before")
+    @classmethod
+    def _line(cls, value: Any) -> str | None:
+        return " ".join(str(value).split())[:300] or None if value is not None else None
 
 
 class LLMSummary(BaseModel):
@@ -96,6 +102,7 @@ class LLMOutput(BaseModel):
     cards: list[LLMCard]  # required: an answer without it is not an answer with no cards
     links: list[LLMLink] = Field(default_factory=list)
     summary: LLMSummary | None = None
+    session_summary: str | None = None  # one line about this session (the Session node's summary)
 
 
 # --- parsing ------------------------------------------------------------------------------------
@@ -232,6 +239,7 @@ class LLMDistiller:
         cards: list[CardDraft] = []
         links: list[LinkDraft] = []
         new_summary: LLMSummary | None = None
+        session_line: str | None = None
         for part, chunk in enumerate(chunks, 1):
             last = part == len(chunks)
             output = self._call(session, chunk, part if len(chunks) > 1 else None, summary if last else None, last)
@@ -257,14 +265,17 @@ class LLMDistiller:
                 src, dst = _index(link.src, count), _index(link.dst, count)
                 rel = _relation(link.rel)
                 if src is not None and dst is not None and src != dst and rel:
-                    links.append(LinkDraft(src=cards[offset + src].key, dst=cards[offset + dst].key, rel=rel))
+                    links.append(LinkDraft(src=cards[offset + src].key, dst=cards[offset + dst].key, rel=rel,
+                                           reason=link.reason))
+            if isinstance(output.session_summary, str) and output.session_summary.strip():
+                session_line = _one_line(output.session_summary)[:300]  # the last chunk's, having read it all
             if last and output.summary is not None:
                 new_summary = output.summary
         # the summary is injected on its own: never rewritten from what an untrusted sender said
         trusted = all(trust_class(turn.origin) == "injectable" for chunk in chunks for _, turn in chunk)
         if new_summary is not None and trusted:
             self._store_summary(session.agent_id, new_summary)
-        return DistillResult(cards=cards[: self.config.max_cards_per_session], links=links)
+        return DistillResult(cards=cards[: self.config.max_cards_per_session], links=links, summary=session_line)
 
     def _call(self, session: Session, chunk: list[tuple[int, Any]], part: int | None, summary: str | None, want_summary: bool) -> LLMOutput:
         messages = self.messages(session, chunk, part, summary, want_summary)

@@ -1,35 +1,47 @@
 """`alaya backup`: a consistent dated copy of the data directory (docs/architecture.md, "Data
-layout" and "The lock protocol").
+layout" and "The lock protocol"), by default as one archive, `alaya-<UTC stamp>.tar.gz` (the
+seed's contract), or with `format="dir"` as a folder `alaya-<UTC stamp>/`.
 
-Taken under the shared lock, so no write is half-applied in the copy while recalls go on;
-written to a hidden temporary folder and renamed when complete. The work folders of rebuilds,
-reembeds and introspect's copies (store/aside.py) are left out. The copy is a data directory
-itself (`alaya --data-dir COPY recall …` works). Keeps the newest `backup.keep` copies.
+Copied under the shared lock, so no write is half-applied in the copy while recalls go on, into
+a hidden temporary folder; the archive is then packed from that folder with the lock released
+(compression is the slow part), written to a hidden temporary file and renamed when complete,
+so a listed backup is always whole. The work folders of rebuilds, reembeds and introspect's
+copies (store/aside.py) are left out. The archive holds one folder, `alaya-<stamp>/`, which is a
+data directory itself: `tar -xzf alaya-<stamp>.tar.gz -C DIR`, then `alaya --data-dir
+DIR/alaya-<stamp> recall …` (or move it to `~/.alaya`). Keeps the newest `backup.keep` backups,
+archives and folders counted together.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import stat
+import tarfile
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
 from ..store import aside
-from ..store.fsutil import ensure_dir
+from ..store.fsutil import FILE_MODE, ensure_dir, fsync_dir
 
 if TYPE_CHECKING:
     from ..memory import Memory
 
 PREFIX = "alaya-"
-_NAME = re.compile(r"alaya-\d{8}T\d{6}Z(?:-\d+)?")
+_NAME = re.compile(r"alaya-\d{8}T\d{6}Z(?:-\d+)?(?:\.tar\.gz)?")
+ARCHIVE = ".tar.gz"
+FORMATS = ("tar.gz", "dir")
 _SKIP = {".lock", "lock-holder.json", "cron.lock", "serve.lock"}
 
 
-def backup(memory: "Memory", dest: str | Path | None = None, keep: int | None = None, now: datetime | None = None) -> dict[str, Any]:
+def backup(memory: "Memory", dest: str | Path | None = None, keep: int | None = None, now: datetime | None = None,
+           format: str = "tar.gz") -> dict[str, Any]:
     memory.dirs.require()
+    if format not in FORMATS:
+        raise InputError(f"unknown backup format {format!r}: use {' or '.join(FORMATS)}")
     root = memory.dirs.root
     target_dir = Path(dest or memory.config.backup.dest or root / "backups").expanduser().resolve()
     if target_dir == root or root.is_relative_to(target_dir):
@@ -40,10 +52,10 @@ def backup(memory: "Memory", dest: str | Path | None = None, keep: int | None = 
     ensure_dir(target_dir)
     stamp = (now or datetime.now(timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
     name, n = PREFIX + stamp, 1
-    while (target_dir / name).exists():
+    while (target_dir / name).exists() or (target_dir / (name + ARCHIVE)).exists():
         n += 1
         name = f"{PREFIX}{stamp}-{n}"
-    final = target_dir / name
+    final = target_dir / (name + ARCHIVE if format == "tar.gz" else name)
     staging = target_dir / f".{name}.partial"
 
     def ignore(folder: str, names: list[str]) -> set[str]:
@@ -58,17 +70,43 @@ def backup(memory: "Memory", dest: str | Path | None = None, keep: int | None = 
     try:
         with memory.reading("backup"):
             shutil.copytree(root, staging, ignore=ignore, symlinks=True)
-        staging.rename(final)
+        if format == "tar.gz":
+            _pack(staging, name, final)
+            shutil.rmtree(staging, ignore_errors=True)
+        else:
+            staging.rename(final)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     removed = []
-    copies = sorted(p for p in target_dir.iterdir() if p.is_dir() and _NAME.fullmatch(p.name))
+    copies = sorted((p for p in target_dir.iterdir() if _NAME.fullmatch(p.name) and (p.is_dir() or p.is_file())),
+                    key=lambda p: p.name.removesuffix(ARCHIVE))
     for old in copies[:-keep]:
-        shutil.rmtree(old, ignore_errors=True)
+        if old.is_dir():
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            old.unlink(missing_ok=True)
         removed.append(str(old))
-    size = sum(p.stat().st_size for p in final.rglob("*") if p.is_file())
-    return {"path": str(final), "bytes": size, "removed": removed, "kept": min(len(copies), keep)}
+    size = final.stat().st_size if final.is_file() else sum(p.stat().st_size for p in final.rglob("*") if p.is_file())
+    return {"path": str(final), "bytes": size, "removed": removed, "kept": min(len(copies), keep), "format": format}
+
+
+def _pack(folder: Path, name: str, final: Path) -> None:
+    """`folder` as `final` (a .tar.gz holding it as `name/`): written to a hidden owner-only
+    temporary file, synced, renamed into place."""
+    partial = final.with_name(f".{final.name}.partial")
+    try:
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+        with os.fdopen(fd, "wb") as handle:
+            with tarfile.open(fileobj=handle, mode="w:gz", compresslevel=6) as archive:
+                archive.add(folder, arcname=name)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(partial, final)
+        fsync_dir(final.parent)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
 
 
 def _special(path: Path) -> bool:

@@ -51,9 +51,11 @@ def add_links(graph: Any, links: list[Link]) -> None:
     for link in links:
         table = link.rel if link.rel in CARD_RELATIONS else CUSTOM
         by_table.setdefault(table, []).append(
-            {"src": link.src, "dst": link.dst, "rel": link.rel, "weight": float(link.weight), "created_at": link.created_at})
-    types = {"src": pa.string(), "dst": pa.string(), "rel": pa.string(), "weight": pa.float64(), "created_at": pa.string()}
+            {"src": link.src, "dst": link.dst, "rel": link.rel, "weight": float(link.weight), "created_at": link.created_at,
+             "reason": link.reason or ""})
+    types = {"src": pa.string(), "dst": pa.string(), "rel": pa.string(), "weight": pa.float64(), "created_at": pa.string(),
+             "reason": pa.string()}
     for table, rows in by_table.items():
         edge = f"[e:{CUSTOM} {{type: rel}}]" if table == CUSTOM else f"[e:{table}]"
         _load(graph, f"LOAD FROM $rows MATCH (a:Card {{id: src}}) MATCH (b:Card {{id: dst}}) MERGE (a)-{edge}->(b)"
-                     " ON CREATE SET e.weight = weight, e.created_at = created_at", rows, types)
+                     " ON CREATE SET e.weight = weight, e.created_at = created_at, e.reason = reason", rows, types)

@@ -105,9 +105,11 @@ def _id_table(ids: list[str]) -> pa.Table:
     return pa.Table.from_pylist([{"want": i} for i in ids], schema=pa.schema([("want", pa.string())]))
 
 
-def card_edges(graph: "GraphStore", ids: list[str] | None = None) -> list[tuple[str, str, str, float, str | None]]:
-    """(src, relation name, dst, weight, created_at) for card→card edges, all or touching `ids`."""
-    ret = "RETURN a.id, label(e), e.type, b.id, e.weight, e.created_at"
+def card_edges(graph: "GraphStore", ids: list[str] | None = None, *, reasons: dict | None = None,
+               ) -> list[tuple[str, str, str, float, str | None]]:
+    """(src, relation name, dst, weight, created_at) for card→card edges, all or touching `ids`;
+    `reasons`, when given, gets (src, relation name, dst) → the edge's reason, for those with one."""
+    ret = "RETURN a.id, label(e), e.type, b.id, e.weight, e.created_at, e.reason"
     if ids is None:
         rows = graph.query(f"MATCH (a:Card)-[e]->(b:Card) {ret}")
     else:
@@ -115,7 +117,10 @@ def card_edges(graph: "GraphStore", ids: list[str] | None = None) -> list[tuple[
         found = graph.query(f"LOAD FROM $rows MATCH (a:Card {{id: want}})-[e]->(b:Card) {ret}", {"rows": table})
         found += graph.query(f"LOAD FROM $rows MATCH (a:Card)-[e]->(b:Card {{id: want}}) {ret}", {"rows": table})
         rows = list({(r[0], r[1], r[2], r[3]): r for r in found}.values())
-    return [
-        (src, custom if label == "CUSTOM" else label, dst, float(w if w is not None else 1.0), created)
-        for src, label, custom, dst, w, created in rows
-    ]
+    edges = []
+    for src, label, custom, dst, w, created, reason in rows:
+        name = custom if label == "CUSTOM" else label
+        edges.append((src, name, dst, float(w if w is not None else 1.0), created))
+        if reasons is not None and reason:
+            reasons[(src, name, dst)] = reason
+    return edges

@@ -282,7 +282,8 @@ def summed_usage(cards: list[Any]) -> tuple[int, str | None]:
 def merge_in_graph(graph: Any, ok: dict[str, list[str]], planned: dict[str, Card], current: dict[str, Card],
                     mapping: dict[str, str], stamp: str) -> None:
     drops = list(mapping)
-    edges = card_edges(graph, drops)
+    reasons: dict = {}
+    edges = card_edges(graph, drops, reasons=reasons)
     graph.upsert_cards([planned[k] for k in ok])
     usage = []
     for keep, ds in ok.items():
@@ -293,7 +294,7 @@ def merge_in_graph(graph: Any, ok: dict[str, list[str]], planned: dict[str, Card
     for src, rel, dst, weight, created in edges:
         a, b = mapping.get(src, src), mapping.get(dst, dst)
         if a != b:
-            links.append(Link(src=a, dst=b, rel=rel, weight=weight, created_at=created or stamp))
+            links.append(Link(src=a, dst=b, rel=rel, weight=weight, created_at=created or stamp, reason=reasons.get((src, rel, dst))))
     bulk.add_links(graph, links)
     graph.link_to_sessions([
         {"card": k, "session": s.session_id, "turns": s.turn_ids} for k in ok for s in planned[k].sources

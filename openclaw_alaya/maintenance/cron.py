@@ -50,7 +50,7 @@ def _introspect(memory: "Memory") -> dict[str, Any]:
 def _backup(memory: "Memory") -> dict[str, Any]:
     from .backup import backup
 
-    return backup(memory)
+    return backup(memory, format=memory.config.backup.format)
 
 
 JOBS: dict[str, Job] = {"introspect": _introspect, "backup": _backup}

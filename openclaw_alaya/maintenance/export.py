@@ -41,14 +41,15 @@ def export(memory: "Memory", dest: str | Path | None = None) -> dict[str, Any]:
         fields = ", ".join(f"c.{f}" for f in CARD_FIELDS)
         cards = [card_from_row(dict(zip(CARD_FIELDS, row)))
                  for row in graph.query(f"MATCH (c:Card) WHERE c.title IS NOT NULL AND c.title <> '' RETURN {fields} ORDER BY c.id")]
-        edges = card_edges(graph)
+        reasons: dict = {}
+        edges = card_edges(graph, reasons=reasons)
     by_id = {c.id: c for c in cards}
     edges = [e for e in edges if e[0] in by_id and e[2] in by_id]
     ensure_dir(out)
     folder = {c.id: _SAFE_TYPE.sub("-", c.type.lower()) or "concept" for c in cards}
-    outgoing: dict[str, list[tuple[str, str]]] = {}
+    outgoing: dict[str, list[tuple[str, str, str]]] = {}
     for src, rel, dst, _w, _c in edges:
-        outgoing.setdefault(src, []).append((rel, dst))
+        outgoing.setdefault(src, []).append((rel, dst, reasons.get((src, rel, dst), "")))
     for card in cards:
         atomic_write(out / "cards" / folder[card.id] / f"{card.id}.md", card_markdown(card, outgoing.get(card.id, []), by_id, folder))
     atomic_write(out / "graph.graphml", graphml(cards, edges))
@@ -58,7 +59,7 @@ def export(memory: "Memory", dest: str | Path | None = None) -> dict[str, Any]:
             "cards_by_session_kind": dict(Counter(c.session_kind or "unknown" for c in cards))}
 
 
-def card_markdown(card: "Card", links: list[tuple[str, str]], by_id: dict[str, "Card"], folder: dict[str, str]) -> str:
+def card_markdown(card: "Card", links: list[tuple[str, str, str]], by_id: dict[str, "Card"], folder: dict[str, str]) -> str:
     meta = {
         "id": card.id, "title": card.title, "type": card.type, "tags": card.tags, "entities": card.entities,
         "importance": card.importance, "tier": card.tier, "temperature": card.temperature, "scope": card.scope,
@@ -70,9 +71,10 @@ def card_markdown(card: "Card", links: list[tuple[str, str]], by_id: dict[str, "
              f"# {card.title}", "", card.content.strip(), ""]
     if links:
         lines += ["## Links", ""]
-        for rel, dst in sorted(links):
+        for rel, dst, reason in sorted(links):
             target = by_id[dst]
-            lines.append(f"- {rel} → [{target.title}](../{folder[dst]}/{dst}.md)")
+            why = f" ({reason})" if reason else ""
+            lines.append(f"- {rel} → [{target.title}](../{folder[dst]}/{dst}.md){why}")
         lines.append("")
     return "\n".join(lines)
 

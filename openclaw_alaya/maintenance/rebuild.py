@@ -252,7 +252,7 @@ def _replay(memory: "Memory", graph: GraphStore, index: Any, stamp: str, records
             if not (src and dst and rel) or len(graph.get_cards([src, dst])) < 2:
                 done["skipped"] += 1
                 continue
-            graph.add_links(expand_link(src, dst, rel, float(r.get("weight") or 1.0), r.get("ts") or stamp))
+            graph.add_links(expand_link(src, dst, rel, float(r.get("weight") or 1.0), r.get("ts") or stamp, r.get("reason")))
             if is_custom(rel):
                 customs.add(rel)
             done["link"] += 1

@@ -10,12 +10,15 @@
     relevance  = R + (1 − R) · importance,  R = temperature.relevance_floor
                  (halved for a card whose fact was superseded: `valid_until` in the past)
 
-Tiers: HOT at or above `temperature.hot_threshold` (0.7), WARM at or above `warm_threshold`
-(0.3), COLD below. At most `temperature.hot_limit` cards are HOT: the coolest of the rest are
-demoted to WARM. With the defaults (F 0.75, R 0.6, half-life 30 days) a fresh card of average
-importance (0.5) starts at 0.6 (WARM) and, if nobody recalls it, turns COLD after one
-half-life; a card recalled 20+ times with importance 0.5 starts at 0.8 (HOT) and stays HOT for
-about six days after its last recall.
+A new card starts HOT at temperature 1.0 (`models.Card`): what was just learnt is what the
+next sessions most likely need. Tiers, recomputed here: HOT when the card was created at most
+`temperature.hot_days` (7) days ago, or recalled more than `temperature.hot_accesses` (10)
+times, or its temperature is at or above `temperature.hot_threshold` (0.7); else WARM at or
+above `warm_threshold` (0.3), COLD below. At most `temperature.hot_limit` cards are HOT: the
+coolest of the rest are demoted to WARM. With the defaults (F 0.75, R 0.6, half-life 30 days) a
+card of average importance (0.5) that nobody recalls is HOT for its first week (its temperature
+0.6 and falling), WARM after, and COLD after one half-life; a card recalled more than ten times
+stays HOT (unless the HOT limit demotes it).
 
 A COLD card loses its L1 row (vector and full-text) but keeps everything in L2, so recall still
 reaches it by walking the graph; a card that warms up again (recalled through the graph, its
@@ -66,12 +69,21 @@ def temperature(
     return recency * frequency * relevance
 
 
-def tier_of(value: float, config: TemperatureConfig) -> str:
-    if value >= config.hot_threshold:
+def tier_of(value: float, config: TemperatureConfig, *, age_days: float | None = None, access_count: int = 0) -> str:
+    """The tier of a card at this temperature, created `age_days` ago (None: unknown) and
+    recalled `access_count` times (the module docstring's rule, before the HOT limit)."""
+    if value >= config.hot_threshold or access_count > config.hot_accesses:
+        return "HOT"
+    if age_days is not None and age_days <= config.hot_days:
         return "HOT"
     if value >= config.warm_threshold:
         return "WARM"
     return "COLD"
+
+
+def _age_days(created_at: str | None, now: datetime) -> float | None:
+    created = parse_time(created_at)
+    return None if created is None else max(0.0, (now - created).total_seconds() / 86400)
 
 
 def histogram(values: list[float], bins: int = 10) -> list[dict[str, Any]]:
@@ -88,12 +100,13 @@ def plan(rows: list[CardRow], indexed: set[str], now: datetime, config: Temperat
                           importance=r.importance, now=now, config=config, valid_until=r.valid_until)
         for r in rows
     }
-    tiers = {cid: tier_of(t, config) for cid, t in temps.items()}
+    by_id = {r.id: r for r in rows}
+    tiers = {cid: tier_of(t, config, age_days=_age_days(by_id[cid].created_at, now),
+                          access_count=by_id[cid].access_count) for cid, t in temps.items()}
     hot = sorted((cid for cid, tier in tiers.items() if tier == "HOT"), key=lambda c: (-temps[c], c))
     demoted = hot[config.hot_limit:]
     for cid in demoted:
         tiers[cid] = "WARM"
-    by_id = {r.id: r for r in rows}
     updates = [
         {"id": cid, "temperature": round(temps[cid], 4), "tier": tiers[cid]}
         for cid in temps

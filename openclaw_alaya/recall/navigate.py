@@ -6,7 +6,9 @@ Scoring, in short:
 - entry cards: reciprocal-rank fusion of full-text (BM25), vector and entity-name matches,
   normalised so the best possible entry scores 1;
 - a card reached over an edge inherits its parent's score × `hop_decay` × edge weight ×
-  how well the relation fits the question;
+  how well the relation fits the question: with `relations` named, 1 for a named one and, for
+  a relation whose name embeds within `rel_similarity_threshold` of a named one's (also
+  followed), that similarity (`rel_similarity`); else its embedding's cosine to the query;
 - `h_distance` = weighted mean of (1 − semantic closeness), hops taken / depth, and
   (1 − relation fit); 0 is "exactly what was asked", 1 is "far away".
 No model is called: the only embedding is the query's own.
@@ -116,6 +118,7 @@ class Recaller:
         nodes = self._take(_final_order(ranked, cards, request.scope, request.origins), closeness, depth, request)
         if request.from_nodes:  # navigation: the nearest place first (the seed's contract)
             nodes.sort(key=lambda n: (n.h_distance, -n.score))
+        self._reasons(nodes, hits, graph)
         explorable = self._explorable(nodes, graph, reference, index)
         avg = round(sum(n.h_distance for n in nodes) / len(nodes), 4) if nodes else 0.0
         return RecallResult(nodes=nodes, explorable=explorable, h_distance_avg=avg, forwarded=forwarded)
@@ -168,15 +171,20 @@ class Recaller:
         """Breadth-first along the chosen relations from the best entries, up to `depth` hops."""
         hits = dict(entries)
         wanted = request.relations or None
+        similar = self._similar_relations(request.relations, index) if wanted else {}
+        follow = [*wanted, *similar] if wanted else None
         rel_vectors = index.relation_vectors() if query_vec is not None else {}
         frontier = sorted(entries.values(), key=lambda h: -h.score)[: self.config.top_k]
         for hop in range(1, depth + 1):
-            edges = graph.neighbours([h.card_id for h in frontier], wanted)
+            edges = graph.neighbours([h.card_id for h in frontier], follow)
             by_parent = {h.card_id: h for h in frontier}
             reached: dict[str, _Hit] = {}
             for src, rel, dst, weight in edges:
                 parent = by_parent[src]
-                fit = 1.0 if wanted else _relation_fit(rel, query_vec, rel_vectors, unknown=0.5)
+                if wanted:  # a named relation fits fully, a similar one as closely as its name
+                    fit = similar.get(rel, 1.0)
+                else:
+                    fit = _relation_fit(rel, query_vec, rel_vectors, unknown=0.5)
                 score = parent.score * self.config.hop_decay * weight * (0.5 + 0.5 * fit)
                 current = reached.get(dst) or hits.get(dst)
                 if current is None or score > current.score:  # the best path to a card wins
@@ -188,6 +196,22 @@ class Recaller:
             if not frontier:
                 break
         return hits
+
+    def _similar_relations(self, named: list[str], index) -> dict[str, float]:
+        """The other relation names in the index whose words embed within
+        `rel_similarity_threshold` of a named one's (as introspect compares names for aliases),
+        with that similarity; none when the embedder is unavailable."""
+        others = sorted(set(index.relation_vectors()) - set(named) - {"EXTRACTED_FROM"})
+        if not others:
+            return {}
+        try:
+            vectors = self.embedder.embed([n.replace("_", " ").lower() for n in [*named, *others]])
+        except AlayaError:
+            return {}
+        sims = np.asarray(vectors[len(named):]) @ np.asarray(vectors[: len(named)]).T
+        best = sims.max(axis=1)
+        floor = self.config.rel_similarity_threshold
+        return {name: round(min(1.0, float(s)), 4) for name, s in zip(others, best) if s >= floor}
 
     # --- distances ------------------------------------------------------------------------
 
@@ -281,6 +305,15 @@ class Recaller:
                 )
             )
         return nodes
+
+    def _reasons(self, nodes: list[RecallNode], hits: dict[str, _Hit], graph: GraphView) -> None:
+        """`matched_reason`: the reason recorded on the edge each walked-to card was reached by."""
+        pairs = {n.card_id: (hits[n.card_id].parents[0], n.matched_rel, n.card_id)
+                 for n in nodes if n.matched_rel and n.card_id in hits and hits[n.card_id].parents}
+        found = graph.edge_reasons(list(pairs.values())) if pairs else {}
+        for node in nodes:
+            if node.card_id in pairs:
+                node.matched_reason = found.get(pairs[node.card_id])
 
     def _explorable(self, nodes, graph, reference, index) -> list[Explorable]:
         """Relations that lead from the returned cards to cards not yet returned."""

@@ -39,16 +39,17 @@ _SCHEMA = [
     " occurred STRING)",
     "CREATE NODE TABLE IF NOT EXISTS Session(id STRING PRIMARY KEY, agent_id STRING,"
     " started_at STRING, ingested_at STRING, path STRING, title STRING, source_format STRING,"
-    " turn_count INT64, distilled_turns INT64, last_card STRING, kind STRING, parent STRING)",
+    " turn_count INT64, distilled_turns INT64, last_card STRING, kind STRING, parent STRING, channel STRING,"
+    " summary STRING)",
     "CREATE NODE TABLE IF NOT EXISTS Entity(name STRING PRIMARY KEY, type STRING, aliases STRING[])",
     # a card merged into another (introspect's consolidate): its old id still resolves (`forward`)
     "CREATE NODE TABLE IF NOT EXISTS Forward(id STRING PRIMARY KEY, target STRING)",
     *[
-        f"CREATE REL TABLE IF NOT EXISTS {rel}(FROM Card TO Card, weight DOUBLE, created_at STRING)"
+        f"CREATE REL TABLE IF NOT EXISTS {rel}(FROM Card TO Card, weight DOUBLE, created_at STRING, reason STRING)"
         for rel in CARD_RELATIONS
     ],
     f"CREATE REL TABLE IF NOT EXISTS {CUSTOM}(FROM Card TO Card, type STRING, weight DOUBLE,"
-    " created_at STRING)",
+    " created_at STRING, reason STRING)",
     "CREATE REL TABLE IF NOT EXISTS EXTRACTED_FROM(FROM Card TO Session, turn_ids STRING[])",
     "CREATE REL TABLE IF NOT EXISTS MENTIONS(FROM Card TO Entity)",
 ]
@@ -65,13 +66,17 @@ _MIGRATIONS = [
     "ALTER TABLE Card ADD IF NOT EXISTS session_kind STRING DEFAULT ''",
     "ALTER TABLE Session ADD IF NOT EXISTS kind STRING DEFAULT ''",
     "ALTER TABLE Session ADD IF NOT EXISTS parent STRING DEFAULT ''",
-    # workspace cards (docs/workspace.md)
+    # 3: workspace cards (docs/workspace.md)
     "ALTER TABLE Card ADD IF NOT EXISTS kind STRING DEFAULT ''",
     "ALTER TABLE Card ADD IF NOT EXISTS confidence DOUBLE",
     "ALTER TABLE Card ADD IF NOT EXISTS occurred STRING DEFAULT ''",
+    # 4: the seed's contract (issue 17)
+    "ALTER TABLE Session ADD IF NOT EXISTS channel STRING DEFAULT ''",
+    "ALTER TABLE Session ADD IF NOT EXISTS summary STRING DEFAULT ''",
+    *[f"ALTER TABLE {rel} ADD IF NOT EXISTS reason STRING DEFAULT ''" for rel in [*CARD_RELATIONS, CUSTOM]],
 ]
 # Written beside the graph once its schema is `_MIGRATIONS` complete; bumped with them.
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 _MIGRATED: set[tuple[int, int]] = set()  # (device, inode) of graph files this process has migrated
 
 _CARD_TYPES = {
@@ -85,6 +90,7 @@ _SESSION_TYPES = {
     "id": "STRING", "agent_id": "STRING", "started_at": "STRING", "ingested_at": "STRING",
     "path": "STRING", "title": "STRING", "source_format": "STRING", "turn_count": "INT64",
     "distilled_turns": "INT64", "last_card": "STRING", "kind": "STRING", "parent": "STRING",
+    "channel": "STRING", "summary": "STRING",
 }
 CARD_FIELDS = list(_CARD_TYPES)
 _SESSION_FIELDS = list(_SESSION_TYPES)
@@ -119,7 +125,8 @@ def _loaded(row: dict[str, Any], nullable: frozenset[str]) -> dict[str, Any]:
 _ORIGIN_IN = "(c.origin IN $origins OR c.origin = '' OR c.origin IS NULL)"
 
 _CARD_NULLABLE = frozenset({"valid_from", "valid_until", "last_accessed", "origin", "session_kind", "kind", "occurred"})
-_SESSION_NULLABLE = frozenset({"started_at", "title", "last_card", "agent_id", "path", "ingested_at", "kind", "parent"})
+_SESSION_NULLABLE = frozenset({"started_at", "title", "last_card", "agent_id", "path", "ingested_at", "kind", "parent",
+                               "channel", "summary"})
 
 
 class CardTimes(NamedTuple):
@@ -550,17 +557,34 @@ class GraphStore:
         by_table: dict[str, list[dict[str, Any]]] = {}
         for link in links:
             table = link.rel if link.rel in CARD_RELATIONS else CUSTOM
-            by_table.setdefault(table, []).append(link.model_dump())
+            by_table.setdefault(table, []).append({**link.model_dump(), "reason": link.reason or ""})
         for table, rows in by_table.items():
             match = "MATCH (a:Card {id: r.src}), (b:Card {id: r.dst})"
             if table == CUSTOM:
                 merge = f"MERGE (a)-[e:{CUSTOM} {{type: r.rel}}]->(b)"
             else:
                 merge = f"MERGE (a)-[e:{table}]->(b)"
-            self._conn.execute(
-                f"UNWIND $rows AS r {match} {merge} ON CREATE SET e.weight = r.weight, e.created_at = r.created_at",
+            self._conn.execute(  # an edge made again keeps its weight; a reason given now replaces the old one
+                f"UNWIND $rows AS r {match} {merge} ON CREATE SET e.weight = r.weight, e.created_at = r.created_at,"
+                " e.reason = r.reason ON MATCH SET e.reason = CASE WHEN r.reason = '' THEN e.reason ELSE r.reason END",
                 {"rows": rows},
             )
+
+    def edge_reasons(self, pairs: list[tuple[str, str, str]]) -> dict[tuple[str, str, str], str]:
+        """The reasons recorded on these (card, relation, card) edges, in either direction;
+        edges without one are left out."""
+        wanted = set(pairs)
+        rows = self.optional(
+            "UNWIND $pairs AS p MATCH (a:Card {id: p.a})-[e]-(b:Card {id: p.b}) WHERE e.reason <> ''"
+            " RETURN a.id, label(e), e.type, b.id, e.reason",
+            {"pairs": [{"a": a, "b": b} for a, _rel, b in dict.fromkeys(pairs)]},
+        ) if pairs else []
+        found = {}
+        for a, label, custom, b, reason in rows:
+            key = (a, custom if label == CUSTOM else label, b)
+            if key in wanted:
+                found[key] = reason
+        return found
 
     def link_to_sessions(self, rows: list[dict[str, Any]]) -> None:
         """EXTRACTED_FROM edges; rows are {card, session, turns}."""

@@ -127,6 +127,7 @@ class RawStore:
                 "title": stored.title or incoming.title,
                 "kind": stored.kind or incoming.kind,
                 "channel": stored.channel or incoming.channel,
+                "metadata": stored.metadata or incoming.metadata,
                 "parent": stored.parent or incoming.parent,
             },
             deep=True,
@@ -362,7 +363,7 @@ def month_of(session: Session) -> str:
 
 
 _SESSION_PROVENANCE = ("kind", "channel", "parent")
-_TURN_PROVENANCE = ("origin", "kind", "sender")
+_TURN_PROVENANCE = ("origin", "kind", "sender", "tokens", "tool_calls")  # and the seed format's optional keys
 
 
 def _dump(session: Session) -> dict[str, Any]:

@@ -64,7 +64,8 @@ class GraphSnapshot:
         from, so the edges touching a card are one contiguous slice."""
         edges = graph.arrow(
             f"MATCH (a:Card)-[e:{'|'.join([*CARD_RELATIONS, CUSTOM])}]->(b:Card)"
-            " RETURN offset(id(a)) AS a, label(e) AS label, e.type AS type, offset(id(b)) AS b, e.weight AS w"
+            " RETURN offset(id(a)) AS a, label(e) AS label, e.type AS type, offset(id(b)) AS b, e.weight AS w,"
+            " e.reason AS why"
         )
         names = [t if label == CUSTOM else label for label, t in
                  zip(edges.column("label").to_pylist(), edges.column("type").to_pylist())]
@@ -80,6 +81,8 @@ class GraphSnapshot:
         self._to = np.concatenate([dst, src])[order]
         self._rel = np.concatenate([rel, rel])[order]
         self._weight = np.concatenate([weight, weight])[order]
+        why = edges.column("why").to_pylist()  # the few edges with a reason, by node offsets
+        self._reasons = {(int(src[i]), names[i], int(dst[i])): why[i] for i in range(len(why)) if why[i]}
 
     def _read_mentions(self, graph: GraphStore) -> None:
         """Lower-cased entity name -> node offsets of the cards that mention it."""
@@ -115,6 +118,16 @@ class GraphSnapshot:
     def fanout(self, ids: list[str]) -> dict[str, int]:
         """As `GraphStore.fanout`."""
         return count_fanout(self._edges_from(ids), {self._offset(cid) for cid in ids} - {None})
+
+    def edge_reasons(self, pairs: list[tuple[str, str, str]]) -> dict[tuple[str, str, str], str]:
+        """As `GraphStore.edge_reasons`."""
+        found = {}
+        for a, rel, b in pairs:
+            at_a, at_b = self._offset(a), self._offset(b)
+            reason = self._reasons.get((at_a, rel, at_b)) or self._reasons.get((at_b, rel, at_a))
+            if reason:
+                found[(a, rel, b)] = reason
+        return found
 
     def card_ids_mentioning(self, names: list[str]) -> list[str]:
         found: dict[str, None] = {}
