@@ -91,6 +91,8 @@ def test_link_reason_is_kept_replayed_and_recalled(memory, tmp_path):
         return [(n.card_id, n.matched_rel, n.matched_reason) for n in result.nodes]
 
     assert walked() == [(b, "CAUSED_BY", "the slow query log shows it")]
+    shown = ok(alaya(tmp_path / "data", "recall", "--from-nodes", a, "--rel", "CAUSED_BY", "--depth", "1"))
+    assert "via CAUSED_BY (rel 1.00): the slow query log shows it" in shown  # the text form says why too
     back = memory.recall(from_nodes=[b], relations=["CAUSES"], depth=1).nodes  # the inverse edge has it too
     assert [(n.card_id, n.matched_reason) for n in back] == [(a, "the slow query log shows it")]
     rebuild(memory)

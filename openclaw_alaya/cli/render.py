@@ -22,6 +22,8 @@ def render_recall(result: RecallResult) -> str:
         return "\n".join([*lines, "no matching memories"])
     for i, node in enumerate(result.nodes, 1):
         via = f" · via {node.matched_rel} (rel {node.rel_similarity:.2f})" if node.matched_rel else ""
+        if node.matched_reason:
+            via += f": {one_line(node.matched_reason, _SNIPPET_CHARS)}"
         lines.append(f"{i}. [{node.type}] {node.title}  ({node.card_id})")
         until = f" · superseded since {node.valid_until}" if node.superseded else ""
         origin = f" · {node.origin}" + (f" ({node.session_kind})" if node.session_kind not in (None, "interactive") else "") if node.origin else ""
