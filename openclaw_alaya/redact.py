@@ -63,7 +63,7 @@ _START = r"(?<![A-Za-z0-9_\-])"
 # replaced (0 = the whole match).
 _PATTERNS: list[tuple[str, tuple[str, ...], str, int]] = [
     # --- key material ---------------------------------------------------------------------
-    ("private-key", ('PRIVATE KEY',), r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[^-]++|-(?!----))*+(?:-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----)?", 0),
+    ("private-key", ('PRIVATE KEY',), r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----[^-]*(?:-(?!----)[^-]*)*(?:-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----)?", 0),
     ("age-secret-key", ('AGE-SECRET-KEY-1',), r"AGE-SECRET-KEY-1[0-9A-Z]{58}", 0),
     # --- LLM providers --------------------------------------------------------------------
     ("anthropic-key", ('sk-ant-',), _START + r"sk-ant-[A-Za-z0-9]{2,8}-[" + _T + r"]{20,}", 0),
