@@ -175,3 +175,29 @@ def test_release_build_passes_twine_check_and_carries_package_data(clone, tmp_pa
     assert {n.rsplit("/", 1)[1] for n in names if n.startswith("openclaw_alaya/demo/")} == demo
     assert {n.rsplit("/", 1)[1] for n in names if n.startswith("openclaw_alaya/templates/")} == templates
     assert "openclaw_alaya/safety/bip39-english.txt" in names
+
+
+def _oldest_python() -> str | None:
+    """A working python3.10 (the oldest `requires-python` admits), or None (a pyenv shim that
+    names no installed version does not count)."""
+    for candidate in [shutil.which("python3.10"), *sorted(map(str, Path.home().glob(".pyenv/versions/3.10*/bin/python")))]:
+        if candidate and subprocess.run([candidate, "-c", "import venv"], capture_output=True).returncode == 0:
+            return candidate
+    return None
+
+
+def test_oldest_supported_python_installs_and_remembers(clone, tmp_path):
+    """`requires-python = ">=3.10"` is a promise: 3.11-only syntax (a possessive regex quantifier)
+    once made every ingest on 3.10 fail. The wheel, without constraints.txt as the README says for
+    3.10, into a 3.10 venv; then the demo is stored, distilled and recalled."""
+    python = _oldest_python()
+    if python is None:
+        pytest.skip("no Python 3.10 on this machine")
+    venv, data = tmp_path / "venv310", tmp_path / "data"
+    clone.sh(f"{python} -m venv {venv} && {venv}/bin/pip install --quiet .")
+    demo = REPO / "openclaw_alaya" / "demo"
+    alaya = f"{venv}/bin/alaya --data-dir {data}"
+    clone.sh(f"{alaya} init", offline=True)
+    assert re.search(r"distilled [1-9]\d* cards", clone.sh(f"{alaya} ingest {demo} --distill", offline=True).stdout)
+    assert "PgBouncer" in clone.sh(f'{alaya} recall "why did the billing service run out of connections?"',
+                                   offline=True).stdout
