@@ -79,7 +79,9 @@ class IntentWeights(_Section):
 
     answer: float = Field(0.3, ge=0, le=1)  # the card type the question asks for (a preference for "which … do we prefer")
     near: float = Field(0.1, ge=0, le=1)  # a type that often answers it too (a decision for a preference question)
-    entity: float = Field(0.3, ge=0, le=1)  # naming the entity "tell me about X" / "what does X prefer" asks about
+    # naming the entity "tell me about X" / "what does X prefer" asks about: more than the others,
+    # since the form's own words ("tell", "about") match cards that merely mention X
+    entity: float = Field(0.5, ge=0, le=1)
 
 
 class RecallConfig(_Section):

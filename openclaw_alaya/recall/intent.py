@@ -15,7 +15,7 @@ only from those explicit forms, so a question that merely mentions a name ranks 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..config import IntentWeights
 from ..models import Card
@@ -43,7 +43,7 @@ def _chars(*phrases: str) -> re.Pattern[str]:
     return re.compile("|".join(map(re.escape, phrases)))
 
 
-_NAME = r"(?P<entity>[^\s?？!！.,，。]+(?:\s+[^\s?？!！.,，。]+){0,2}?)"  # one to three words
+_NAME = r"(?P<entity>[^\s?？!！.,，。'’]+(?:\s+[^\s?？!！.,，。'’]+){0,2}?)"  # one to three words
 _ZH_NAME = r"(?P<entity>[^\s?？!！.,，。、的]{1,12}?)"
 _END = r"\s*[?？!！.。]*\s*$"
 _PRONOUNS = {"i", "we", "you", "they", "he", "she", "it", "me", "us", "them", "the team", "people",
@@ -61,6 +61,8 @@ _OPINION = [
     re.compile(rf"^\s*{_ZH_NAME}(?:喜欢什么|偏好什么|更喜欢|有什么偏好|的偏好|怎么看|觉得|认为)"),
 ]
 
+_OPINION_INTENT = Intent("opinion", frozenset({"opinion", "preference"}), frozenset({"decision"}))
+
 # Kinds of question, first match wins; each with the card types (and kinds) that answer it.
 _KINDS: list[tuple[Intent, re.Pattern[str], re.Pattern[str]]] = [
     (Intent("preference", frozenset({"preference", "opinion"}), frozenset({"decision"})),
@@ -73,7 +75,9 @@ _KINDS: list[tuple[Intent, re.Pattern[str], re.Pattern[str]]] = [
     (Intent("choice", frozenset({"preference", "decision"})),  # "which package manager?", 用哪个
      _words(r"which(?!\s+(?:one\s+)?(?:is|was|are|were)\b)", r"what \w+(?: \w+)? (?:do|did|should) (?:we|i) use"),
      _chars("用哪个", "哪个", "哪种", "用什么", "选哪")),
-    (Intent("how-to", frozenset({"gotcha", "pattern"}), frozenset({"decision"})),
+    # how-to: a gotcha or pattern often answers, but so does any card that walks through the steps
+    # (the demo's "how do we upgrade Kuzu" fact), so only the `near` gain
+    (Intent("how-to", near=frozenset({"gotcha", "pattern"})),
      _words(r"how (?:do|can|should|would) (?:i|we|you)", "how to", r"what's the (?:best )?way to",
             r"what is the (?:best )?way to", "steps to"),
      _chars("怎么", "如何", "怎样", "步骤", "方法")),
@@ -89,16 +93,11 @@ _KINDS: list[tuple[Intent, re.Pattern[str], re.Pattern[str]]] = [
 def classify(question: str) -> Intent | None:
     """The intent of a question, or None when its phrasing says nothing about what answers it."""
     question = question.strip()
-    for shape in _ENTITY:
-        found = shape.match(question)
-        if found and found.group("entity").lower() not in _PRONOUNS:
-            return Intent("entity", entity=found.group("entity"))
-    for shape in _OPINION:
-        found = shape.match(question)
-        if found:
-            name = found.group("entity")
-            return Intent("opinion", frozenset({"opinion", "preference"}), frozenset({"decision"}),
-                          entity=None if name.lower() in _PRONOUNS else name)
+    for shapes, intent in ((_ENTITY, Intent("entity")), (_OPINION, _OPINION_INTENT)):
+        for shape in shapes:
+            found = shape.match(question)
+            if found and found.group("entity").lower() not in _PRONOUNS:  # "what do we prefer": a preference question
+                return replace(intent, entity=found.group("entity"))
     for intent, english, chinese in _KINDS:
         if english.search(question) or chinese.search(question):
             return intent
