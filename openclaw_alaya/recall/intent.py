@@ -61,11 +61,12 @@ _OPINION = [
     re.compile(rf"^\s*{_ZH_NAME}(?:喜欢什么|偏好什么|更喜欢|有什么偏好|的偏好|怎么看|觉得|认为)"),
 ]
 
-_OPINION_INTENT = Intent("opinion", frozenset({"opinion", "preference"}), frozenset({"decision"}))
+_PREFERENCE = Intent("preference", frozenset({"preference", "opinion"}), frozenset({"decision"}))
+_SHAPES = [(_ENTITY, Intent("entity")), (_OPINION, replace(_PREFERENCE, name="opinion"))]
 
 # Kinds of question, first match wins; each with the card types (and kinds) that answer it.
 _KINDS: list[tuple[Intent, re.Pattern[str], re.Pattern[str]]] = [
-    (Intent("preference", frozenset({"preference", "opinion"}), frozenset({"decision"})),
+    (_PREFERENCE,
      _words("prefer", "prefers", "preferred", "preference", "preferences", "favou?rite", "like to use"),
      _chars("偏好", "喜欢", "习惯", "更愿意")),
     (Intent("decision", frozenset({"decision"}), frozenset({"preference"})),
@@ -93,7 +94,7 @@ _KINDS: list[tuple[Intent, re.Pattern[str], re.Pattern[str]]] = [
 def classify(question: str) -> Intent | None:
     """The intent of a question, or None when its phrasing says nothing about what answers it."""
     question = question.strip()
-    for shapes, intent in ((_ENTITY, Intent("entity")), (_OPINION, _OPINION_INTENT)):
+    for shapes, intent in _SHAPES:
         for shape in shapes:
             found = shape.match(question)
             if found and found.group("entity").lower() not in _PRONOUNS:  # "what do we prefer": a preference question

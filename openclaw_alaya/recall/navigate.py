@@ -18,6 +18,12 @@ along the walk; a time phrase in the query ("last week", 上周) is taken out of
 for and ranks the cards dated outside its period lower, without dropping them (people say "last
 week" loosely). A card is dated by the session it came from (`periods.first_moment`).
 
+Intent (`intent.py`): the kind of question ("which package manager?", "what did we decide",
+"how do I …", "when", "who", "tell me about Peter", "what does Peter prefer?", and their Chinese
+forms) scales each card's score by how well its type, kind and entities answer that kind, as a
+bounded factor applied with the other penalties, so it reorders cards about the topic and never
+drops one.
+
 A from_node given by the id of a card since merged into another (introspect's consolidate)
 navigates from the card it went into; `RecallResult.forwarded` maps the old id to it.
 """
