@@ -72,6 +72,18 @@ class HDistanceWeights(_Section):
     relation: float = Field(0.2, ge=0)
 
 
+class IntentWeights(_Section):
+    """How much a card that answers the kind of question asked gains (recall/intent.py): its
+    score × (1 + the sum that applies). Bounded, so a boost reorders close cards and never
+    lifts an off-topic one over the cards about the topic."""
+
+    answer: float = Field(0.3, ge=0, le=1)  # the card type the question asks for (a preference for "which … do we prefer")
+    near: float = Field(0.1, ge=0, le=1)  # a type that often answers it too (a decision for a preference question)
+    # naming the entity "tell me about X" / "what does X prefer" asks about: more than the others,
+    # since the form's own words ("tell", "about") match cards that merely mention X
+    entity: float = Field(0.5, ge=0, le=1)
+
+
 class RecallConfig(_Section):
     top_k: int = Field(10, ge=1, le=200)
     # Fusion settings measured on the LoCoMo dev split (bench/locomo.py): a k of 10 and a
@@ -92,6 +104,7 @@ class RecallConfig(_Section):
     # embedder cannot tell apart
     rel_similarity_threshold: float = Field(0.6, ge=0, le=1)
     h_weights: HDistanceWeights = Field(default_factory=HDistanceWeights)
+    intent: IntentWeights = Field(default_factory=IntentWeights)
 
 
 class IntrospectConfig(_Section):

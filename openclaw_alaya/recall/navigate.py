@@ -18,6 +18,12 @@ along the walk; a time phrase in the query ("last week", 上周) is taken out of
 for and ranks the cards dated outside its period lower, without dropping them (people say "last
 week" loosely). A card is dated by the session it came from (`periods.first_moment`).
 
+Intent (`intent.py`): the kind of question ("which package manager?", "what did we decide",
+"how do I …", "when", "who", "tell me about Peter", "what does Peter prefer?", and their Chinese
+forms) scales each card's score by how well its type, kind and entities answer that kind, as a
+bounded factor applied with the other penalties, so it reorders cards about the topic and never
+drops one.
+
 A from_node given by the id of a card since merged into another (introspect's consolidate)
 navigates from the card it went into; `RecallResult.forwarded` maps the old id to it.
 """
@@ -39,6 +45,7 @@ from ..models import Card, Explorable, RecallNode, RecallResult, now_iso, source
 from ..store.snapshot import GraphView
 from ..store.vectors import VectorStore
 from ..text import estimate_tokens
+from .intent import IntentBoost
 from .periods import Period, aware, find_phrase, first_moment
 
 SHARED_SCOPE = "shared"
@@ -115,7 +122,8 @@ class Recaller:
         reference = self._reference_vector(query_vec, request, index)
         closeness = self._closeness(reference, [h.card_id for h in ranked], index)
         cards = _LazyCards(graph, [h.card_id for h in ranked], (request.top_k or self.config.top_k) + 4)
-        nodes = self._take(_final_order(ranked, cards, request.scope, request.origins), closeness, depth, request)
+        boost = IntentBoost.of(request.query, self.config.intent)
+        nodes = self._take(_final_order(ranked, cards, request.scope, request.origins, boost), closeness, depth, request)
         if request.from_nodes:  # navigation: the nearest place first (the seed's contract)
             nodes.sort(key=lambda n: (n.h_distance, -n.score))
         self._reasons(nodes, hits, graph)
@@ -331,11 +339,13 @@ def _order(hit: _Hit) -> tuple[float, int, str]:
 
 
 def _final_order(ranked: list[_Hit], cards: "_LazyCards", scope: str | None,
-                 origins: list[str] | None = None) -> Iterator[tuple[_Hit, Card]]:
-    """The hits best first once cards out of scope or gone are dropped and superseded ones
-    penalised, reading cards only as far down the list as that order needs: a penalty only
-    lowers a score, so a checked hit is final as soon as it beats the next unchecked one's
-    score as it stands (at 100k cards, checking every candidate first was a third of a recall)."""
+                 origins: list[str] | None = None, boost: IntentBoost | None = None) -> Iterator[tuple[_Hit, Card]]:
+    """The hits best first once cards out of scope or gone are dropped, superseded ones
+    penalised and the others scaled for the question's intent (`intent.py`: the cards that
+    answer it keep their score, the rest lose a bounded share), reading cards only as far down
+    the list as that order needs: each of these only lowers a score, so a checked hit is final
+    as soon as it beats the next unchecked one's score as it stands (at 100k cards, checking
+    every candidate first was a third of a recall)."""
     checked: list[tuple[tuple[float, int, str], _Hit, Card]] = []
     for hit in ranked:
         while checked and checked[0][0] <= _order(hit):
@@ -345,6 +355,8 @@ def _final_order(ranked: list[_Hit], cards: "_LazyCards", scope: str | None,
             continue
         if card.valid_until:
             hit.score *= _SUPERSEDED_PENALTY
+        if boost:
+            hit.score *= boost.factor(card)
         heapq.heappush(checked, (_order(hit), hit, card))
     while checked:
         yield heapq.heappop(checked)[1:]

@@ -1,0 +1,138 @@
+"""Question intent (issue 18) and the entity and opinion recall shapes (issue 16): which cards
+answer a kind of question, as a bounded boost to their score, never a filter.
+
+Words and meaning find the cards about the topic; they do not tell "which package manager?"
+apart from "how do I set up a package": the first is answered by a preference or a decision,
+the second by a pattern or a gotcha. So a question is classified (English and Chinese, by its
+phrasing: no model) and a card whose type (`preference`, `decision`, `fact`, `gotcha`,
+`pattern`, …) or workspace kind (`opinion`, `world`, …) answers that kind of question scores
+× (1 + `recall.intent.answer`); one that often answers it too × (1 + `near`). The entity shape
+("tell me about Peter", "who is Peter", 介绍一下张三, 张三是谁) and the opinion shape ("what does
+Peter prefer?") name an entity: a card naming it gains `entity` more. Entity shapes are read
+only from those explicit forms, so a question that merely mentions a name ranks as before.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from ..config import IntentWeights
+from ..models import Card
+
+
+@dataclass(frozen=True)
+class Intent:
+    """What a question asks for: the card types and kinds that answer it, and an entity."""
+
+    name: str
+    answers: frozenset[str] = frozenset()  # card types and kinds (their names do not overlap)
+    near: frozenset[str] = frozenset()  # types that often answer it as well
+    dated: bool = False  # a card with a date (`occurred`) answers it too
+    entity: str | None = None  # the entity the entity or opinion shape asks about
+
+
+def _words(*phrases: str) -> re.Pattern[str]:
+    """English phrases on word boundaries, case-insensitive (`'` also matches `’`)."""
+    alternatives = "|".join(p.replace("'", "['’]") for p in phrases)
+    return re.compile(rf"\b(?:{alternatives})\b", re.IGNORECASE)
+
+
+def _chars(*phrases: str) -> re.Pattern[str]:
+    """Chinese phrases as substrings."""
+    return re.compile("|".join(map(re.escape, phrases)))
+
+
+_NAME = r"(?P<entity>[^\s?？!！.,，。'’]+(?:\s+[^\s?？!！.,，。'’]+){0,2}?)"  # one to three words
+_ZH_NAME = r"(?P<entity>[^\s?？!！.,，。、的]{1,12}?)"
+_END = r"\s*[?？!！.。]*\s*$"
+_PRONOUNS = {"i", "we", "you", "they", "he", "she", "it", "me", "us", "them", "the team", "people",
+             "我", "我们", "你", "你们", "他", "她", "他们", "她们", "大家", "团队"}
+
+# Entity and opinion shapes: explicit forms only ("who is Melanie a fan of …" asks no entity question)
+_ENTITY = [
+    re.compile(rf"^\s*(?:tell me about|who is|who's|what do (?:you|we) know about)\s+(?:the\s+)?{_NAME}{_END}", re.IGNORECASE),
+    re.compile(rf"^\s*(?:介绍一下|介绍下|说说|讲讲|关于){_ZH_NAME}(?:吧|的情况|这个人)?{_END}"),
+    re.compile(rf"^\s*{_ZH_NAME}是谁{_END}"),
+    re.compile(rf"^\s*你(?:对|知道){_ZH_NAME}(?:了解多少|知道什么|的什么)?{_END}"),
+]
+_OPINION = [
+    re.compile(rf"^\s*(?:what|which \w+|how) (?:does|do|did) {_NAME} (?:prefer|like|think|believe|feel|want)\b", re.IGNORECASE),
+    re.compile(rf"^\s*{_ZH_NAME}(?:喜欢什么|偏好什么|更喜欢|有什么偏好|的偏好|怎么看|觉得|认为)"),
+]
+
+_PREFERENCE = Intent("preference", frozenset({"preference", "opinion"}), frozenset({"decision"}))
+_SHAPES = [(_ENTITY, Intent("entity")), (_OPINION, replace(_PREFERENCE, name="opinion"))]
+
+# Kinds of question, first match wins; each with the card types (and kinds) that answer it.
+_KINDS: list[tuple[Intent, re.Pattern[str], re.Pattern[str]]] = [
+    (_PREFERENCE,
+     _words("prefer", "prefers", "preferred", "preference", "preferences", "favou?rite", "like to use"),
+     _chars("偏好", "喜欢", "习惯", "更愿意")),
+    (Intent("decision", frozenset({"decision"}), frozenset({"preference"})),
+     _words("decide", "decided", "decision", "decisions", "choose", "chose", "chosen", "choice",
+            "pick", "picked", "go with", "went with", "settle on", "settled on", "agree on", "agreed on"),
+     _chars("决定", "选了", "选择", "选定", "定了", "拍板", "采用了")),
+    (Intent("choice", frozenset({"preference", "decision"})),  # "which package manager?", 用哪个
+     _words(r"which(?!\s+(?:one\s+)?(?:is|was|are|were)\b)", r"what \w+(?: \w+)? (?:do|did|should) (?:we|i) use"),
+     _chars("用哪个", "哪个", "哪种", "用什么", "选哪")),
+    # how-to: a gotcha or pattern often answers, but so does any card that walks through the steps
+    # (the demo's "how do we upgrade Kuzu" fact), so only the `near` gain
+    (Intent("how-to", near=frozenset({"gotcha", "pattern"})),
+     _words(r"how (?:do|can|should|would) (?:i|we|you)", "how to", r"what's the (?:best )?way to",
+            r"what is the (?:best )?way to", "steps to"),
+     _chars("怎么", "如何", "怎样", "步骤", "方法")),
+    (Intent("time", frozenset({"fact"}), dated=True),
+     _words(r"^\s*when", r"what (?:date|day|year|month|time)", "how long ago", "since when"),
+     _chars("什么时候", "何时", "哪天", "哪一天", "几号", "哪年", "几月", "多久以前")),
+    (Intent("person", frozenset({"fact"}), frozenset({"world", "experience"})),
+     _words(r"^\s*who", "whom", "whose"),
+     _chars("谁")),
+]
+
+
+def classify(question: str) -> Intent | None:
+    """The intent of a question, or None when its phrasing says nothing about what answers it."""
+    question = question.strip()
+    for shapes, intent in _SHAPES:
+        for shape in shapes:
+            found = shape.match(question)
+            if found and found.group("entity").lower() not in _PRONOUNS:  # "what do we prefer": a preference question
+                return replace(intent, entity=found.group("entity"))
+    for intent, english, chinese in _KINDS:
+        if english.search(question) or chinese.search(question):
+            return intent
+    return None
+
+
+class IntentBoost:
+    """The factor each card's score is multiplied by for a question's intent: relative to the
+    other cards, an answering one gains × (1 + answer), a near one × (1 + near), one naming the
+    entity × (1 + entity) more."""
+
+    def __init__(self, intent: Intent, weights: IntentWeights) -> None:
+        self.intent = intent
+        self.weights = weights
+        self.entity = intent.entity.lower() if intent.entity else None
+        # what the best-answering card gains, which it keeps: recall's scores stay within 0..1
+        # and the intent only lowers a score, as the other penalties do (navigate._final_order)
+        self.ceiling = 1.0 + max(weights.answer, weights.near) + (weights.entity if self.entity else 0.0)
+
+    @classmethod
+    def of(cls, question: str | None, weights: IntentWeights) -> "IntentBoost | None":
+        """The boost for a question, None when it has no intent."""
+        intent = classify(question) if question else None
+        return cls(intent, weights) if intent else None
+
+    def factor(self, card: Card) -> float:
+        """1 for a card that answers the question best, down to 1 / ceiling for one that does not."""
+        intent, w = self.intent, self.weights
+        if card.type in intent.answers or card.kind in intent.answers or (intent.dated and card.occurred):
+            gain = w.answer
+        elif card.type in intent.near or card.kind in intent.near:
+            gain = w.near
+        else:
+            gain = 0.0
+        if self.entity and any(e.lower() == self.entity for e in card.entities):
+            gain += w.entity
+        return (1.0 + gain) / self.ceiling
