@@ -49,7 +49,8 @@ _SENT_SPLIT_RE = re.compile(r"(?<=[.!?\u2026])[\"'\u201d\u2019)\]]*\s+|(?<=[。�
 _PARA_SPLIT_RE = re.compile(r"\n[ \t]*\n+")
 _DIGIT_RE = re.compile(r"\d")
 _QUESTION_END_RE = re.compile(r"[?？]\W*$|[吗呢么]\W*$")
-_CLAUSE_CUT_RE = re.compile(r"[,;:\u2014，；：]\s*|\s+[-\u2013]\s+")
+# An ASCII comma, semicolon or colon ends a clause only before a space: not in "0.11,<0.12" or "15:32".
+_CLAUSE_CUT_RE = re.compile(r"[,;:](?=\s)\s*|[\u2014，；：]\s*|\s+[-\u2013]\s+")
 _SPACE_RE = re.compile(r"[ \t]+")
 _FENCE = "```"
 _CJK_STOPS = frozenset("。！？；")
