@@ -1,5 +1,6 @@
 """Card titles say what the card is about: a contentless opening ("Let's go with it.") gives way
-to the card's most telling sentence, or to the turn it answers, and a "no" is never dropped."""
+to the card's most telling sentence, or to the turn it answers, and a "no" is never dropped; a
+decision or preference card's title is the decision or preference itself (issue 18)."""
 
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ def _chat(*lines: tuple[str, str]) -> Session:
 @pytest.mark.parametrize("lines, expected", [
     ([("claw", "Kuzu is embedded and opens a 50k-node graph in under 100 ms; Neo4j needs a JVM."),
       ("Mei", "OK. Let's go with it. We decided: Kuzu as the graph store, LanceDB for vectors.")],
-     "We decided: Kuzu as the graph store"),  # the decision from the same turn
+     "Kuzu as the graph store, LanceDB for vectors."),  # the decision from the same turn, its label dropped
     ([("claw", "Kuzu as the graph store fits the hook budget: it is embedded and opens in under 100 ms."),
       ("Mei", "Let's go with it.")],
      "Let's go with it \u2014 Kuzu as the graph store"),  # alone: what it answers
@@ -97,3 +98,38 @@ def test_no_contentless_titles_on_the_demo_sessions(path: Path) -> None:
     titles = [c.title for c in HeuristicDistiller().distill(session).cards]
     assert titles
     assert [t for t in titles if judge.contentless(t)] == []
+
+
+@pytest.mark.parametrize("path, turn_id, expected", [
+    ("decision-graph-store.json", "t0011", "Kuzu for the card graph, LanceDB for embeddings and full-text, no Neo4j."),
+    ("prefs-pnpm.json", "t0003", "No npm please. I prefer pnpm over npm, always."),
+    ("zh-team-prefs.json", "t0001", "以后回复我请用中文，但代码注释一律用英文。"),
+    ("zh-team-prefs.json", "t0009", "那我们决定用 Redis Stream，等日均消息量超过 5000 万再考虑迁到 Kafka。"),
+], ids=["kuzu", "pnpm", "zh-preference", "zh-decision"])
+def test_demo_decisions_and_preferences_name_themselves(path: str, turn_id: str, expected: str) -> None:
+    """The title is the decision or preference, its label ("We decided:", "我的偏好：") dropped."""
+    session = parse_session((DEMO / path).read_bytes(), source_name=path)
+    assert _title_of(session, turn_id) == expected
+
+
+def test_a_decision_card_opens_with_the_decision_not_its_lead() -> None:
+    session = parse_session((DEMO / "decision-graph-store.json").read_bytes(), source_name="decision-graph-store.json")
+    card = next(c for c in HeuristicDistiller().distill(session).cards if c.turn_ids[0] == "t0011")
+    assert card.type == "decision"
+    assert card.content.startswith("Mei (20 February 2026): We decided: Kuzu for the card graph")
+
+
+@pytest.mark.parametrize("lines, expected", [
+    ([("Ana", "Good to hear. We decided: pnpm for the monorepo, npm only in CI images.")],
+     "Pnpm for the monorepo, npm only in CI images."),
+    ([("Ana", "决定：订单服务改用 Redis Stream。")], "订单服务改用 Redis Stream。"),
+    ([("Ana", "我们决定用 pnpm。")], "我们决定用 pnpm。"),
+    ([("Ana", "我更喜欢 pnpm，不要用 npm。")], "我更喜欢 pnpm，不要用 npm。"),
+    ([("Ana", "Never npm here. I prefer pnpm for every package.")], "Never npm here. I prefer pnpm for every package."),
+    ([("Ana", "No, I prefer tabs over spaces in Go files.")], "I prefer tabs over spaces in Go files."),
+], ids=["label-and-lead", "zh-label", "zh-decision", "zh-preference", "negation-kept", "bare-no-dropped"])
+def test_decision_and_preference_title_forms(lines: list[tuple[str, str]], expected: str) -> None:
+    card = HeuristicDistiller().distill(_chat(*lines)).cards[0]
+    assert card.type in {"decision", "preference"}
+    assert card.title == expected
+    assert "Good to hear" not in card.content

@@ -22,7 +22,7 @@ keys are ``{session}:{first turn}:{n}``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from ..models import CARD_TYPES, CardDraft, DistillResult, LinkDraft, Session, Turn
@@ -49,12 +49,16 @@ _SENT_SPLIT_RE = re.compile(r"(?<=[.!?\u2026])[\"'\u201d\u2019)\]]*\s+|(?<=[。�
 _PARA_SPLIT_RE = re.compile(r"\n[ \t]*\n+")
 _DIGIT_RE = re.compile(r"\d")
 _QUESTION_END_RE = re.compile(r"[?？]\W*$|[吗呢么]\W*$")
-_CLAUSE_CUT_RE = re.compile(r"[,;:\u2014，；：]\s*|\s+[-\u2013]\s+")
+# An ASCII comma, semicolon or colon ends a clause only before a space: not in "0.11,<0.12" or "15:32".
+_CLAUSE_CUT_RE = re.compile(r"[,;:](?=\s)\s*|[\u2014，；：]\s*|\s+[-\u2013]\s+")
 _SPACE_RE = re.compile(r"[ \t]+")
 _FENCE = "```"
 _CJK_STOPS = frozenset("。！？；")
 _ROLE_ONLY = {"user", "assistant", "system", "tool", "agent", "human", "ai", "bot"}
 
+_STANCE_TYPES = frozenset({"decision", "preference"})  # titles name the decision or preference
+# "We decided:", "Recorded the decision:", "先说几个我的偏好：": a label before what it announces.
+_LABEL_RE = re.compile(r"^([^:：]{1,30})(?::\s+|：\s*)(?=\S)")
 _BASE_IMPORTANCE = {
     "decision": 0.7, "gotcha": 0.7, "preference": 0.65, "pattern": 0.6, "fact": 0.55, "concept": 0.45,
 }
@@ -400,6 +404,29 @@ class _Context:
             informative = bool(named or has_number or notes or cue or cw >= 1)
         return _Piece(body, sentences, question_only, informative, has_number, entities, notes, cues)
 
+    def _without_lead(self, piece: _Piece, ctype: str) -> _Piece:
+        """``piece`` from its first sentence that says something: a lead that says nothing ("Let's
+        go with it.", "Good to hear.") would otherwise open a decision's content and its injected
+        line. Kept when nothing follows it, when it states the stance and nothing after does ("I
+        love it."; "Let's go with it. We decided: …" loses its lead), when it negates, asks or is code."""
+        sentences = piece.sentences
+        last_stance = max((i for i, s in enumerate(sentences) if self._states(s, ctype)), default=-1)
+        start = next((i for i, s in enumerate(sentences) if not self.judge.contentless(self._clean_title(s))), 0)
+        rest = piece.text
+        for i, sent in enumerate(sentences[:start]):
+            if _FENCE in sent or negates(sent) or _QUESTION_END_RE.search(sent) or i == last_stance \
+                    or not rest.startswith(sent):
+                start = i
+                break
+            rest = rest[len(sent):].lstrip()
+        return replace(piece, text=rest, sentences=sentences[start:]) if start else piece
+
+    @staticmethod
+    def _states(sentence: str, ctype: str, strong: bool = False) -> bool:
+        """Whether ``sentence`` has a cue phrase of type ``ctype`` ("I love it.", "我们决定了。")."""
+        cues = CUES.counts(sentence)
+        return cues[f"{ctype}.strong"] + (0 if strong else cues[f"{ctype}.weak"]) > 0
+
     def excerpt(self, pieces: list[_Piece]) -> _Piece:
         """The opening sentences of a reply (about ``ANSWER_EXCERPT`` chars, ``…`` when cut)."""
         sentences: list[str] = []
@@ -455,13 +482,14 @@ class _Context:
             t = t[0].upper() + t[1:]
         return trim_title(t)
 
-    def _title(self, turn: Turn, piece: _Piece) -> str:
+    def _title(self, turn: Turn, piece: _Piece, ctype: str) -> str:
         """The piece's first statement; when that says nothing ("Let's go with it."), the card's
-        next sentence that does, else one of the turn it answers (see titles.py)."""
+        next sentence that does, else one of the turn it answers (see titles.py). A decision or
+        preference names itself (see `_stance_title`)."""
         pick = next((s for s in piece.sentences if not _QUESTION_END_RE.search(s)), None)
         if pick is None:
             pick = piece.sentences[0] if piece.sentences else piece.text
-        title = self._clean_title(pick)
+        title = self._stance_title(piece, pick, ctype) if ctype in _STANCE_TYPES else self._clean_title(pick)
         if not self.judge.contentless(title):
             return title
         own = self.judge.first(self._candidates(piece.sentences))
@@ -472,6 +500,24 @@ class _Context:
             return title
         other = self.judge.first(self._candidates([s for p in self.pieces(answered) for s in p.sentences]))
         return title if other is None else _joined(title, other)  # the stance stays: "Let's not — …"
+
+    def _stance_title(self, piece: _Piece, pick: str, ctype: str) -> str:
+        """The decision or preference itself: a "no" is extended through the sentence that states
+        the stance ("No npm please. I prefer pnpm over npm, always."), a label is dropped ("We
+        decided: Kuzu …" → "Kuzu …"; the card's type is shown beside its title). No words are
+        added (the title is indexed) and it stays a span of the content, said once when injected.
+        Only after a "no": picking a later stance sentence otherwise cost LoCoMo dev evidence."""
+        stance = pick
+        if negates(pick) and not self._states(pick, ctype, strong=True):
+            later = next((s for s in piece.sentences if self._states(s, ctype, strong=True)), None)
+            start = piece.text.find(pick)
+            end = piece.text.find(later) + len(later) if later is not None else -1
+            if 0 <= start < end and end - start <= TITLE_MAX:
+                stance = piece.text[start:end]
+        label = _LABEL_RE.match(stance)
+        if label and self._states(label.group(1), ctype) and not self.judge.contentless(stance[label.end():]):
+            stance = stance[label.end():]
+        return self._clean_title(stance)
 
     def _candidates(self, sentences: list[str]) -> list[str]:
         """Titles that sentences outside code fences would give."""
@@ -491,23 +537,17 @@ class _Context:
         first_turn = src[0][0]
         when = self.when(first_turn)
         date_txt = render_date(when.date()) if when else None
-        lines: list[str] = []
-        notes: list[str] = []
-        ents: list[str] = []
-        has_number = False
-        for i, (turn, piece) in enumerate(src):
-            who = self.speaker(turn)
-            head = f"{who} ({date_txt})" if (i == 0 and date_txt) else who
-            text = piece.text or turn.content.strip()
-            lines.append(f"{head}: {text}")
-            for n in piece.notes:
-                if n not in notes:
-                    notes.append(n)
-            for e in piece.entities:
-                ents.append(e)
-            has_number = has_number or piece.has_number
+        notes = list(dict.fromkeys(n for _, p in src for n in p.notes))
+        has_number = any(p.has_number for _, p in src)
         body = "\n".join(p.text or t.content.strip() for t, p in src)
-        content = "\n".join(lines)
+        cues = (src[0][1].cues if len(src) == 1 else None) or CUES.counts(body)
+        ctype = classify(body, has_number, bool(notes), cues)
+        if ctype == "decision":  # (not preferences: on LoCoMo dev their leads hold answer words)
+            src = [(first_turn, self._without_lead(src[0][1], ctype)), *src[1:]]
+            body = "\n".join(p.text or t.content.strip() for t, p in src)
+        heads = [f"{self.speaker(t)} ({date_txt})" if i == 0 and date_txt else self.speaker(t) for i, (t, _) in enumerate(src)]
+        content = "\n".join(f"{head}: {p.text or t.content.strip()}" for head, (t, p) in zip(heads, src))
+        ents = [e for _, p in src for e in p.entities]
         if notes:
             content += " [" + "; ".join(notes) + "]"
         # Title: the question's gist + the answer for a merged pair, else the gist.
@@ -520,12 +560,7 @@ class _Context:
             a = a[:1].upper() + a[1:]
             title = f"{q} \u2014 {trim_title(a, TITLE_MAX - len(q) - 3)}"
         else:
-            title = self._title(first_turn, src[0][1])
-        if len(src) == 1:
-            cues = src[0][1].cues or CUES.counts(body)
-        else:
-            cues = CUES.counts(body)
-        ctype = classify(body, has_number, bool(notes), cues)
+            title = self._title(first_turn, src[0][1], ctype)
         # Entities: the speakers that are names, then what the text names.
         entities: list[str] = []
         seen: set[str] = set()
