@@ -1,6 +1,6 @@
 """Retrieval benchmark on the LoCoMo development split, through the product.
 
-    .venv/bin/python bench/locomo.py [--dataset ../shared/datasets/locomo-dev.json]
+    .venv/bin/python bench/locomo.py [--dataset ../shared/datasets/locomo-dev.json] [--embedder local]
 
 Each LoCoMo session is ingested as one session (turn id = dia_id, name = speaker, session date
 as timestamp) into a fresh data directory per conversation, distilled with the configured
@@ -24,6 +24,7 @@ from datetime import datetime
 from pathlib import Path
 
 from openclaw_alaya import Alaya
+from openclaw_alaya.config import Config
 from openclaw_alaya.models import Session, Turn
 
 BUDGETS = (500, 1000, 2000)
@@ -104,7 +105,7 @@ def walk(nodes, budget: int) -> tuple[set[str], str]:
     return cited, "\n".join(texts)
 
 
-def run(dataset: Path, top_k: int) -> dict:
+def run(dataset: Path, top_k: int, embedder: str | None = None) -> dict:
     data = json.loads(dataset.read_text())
     per_budget = {b: [] for b in BUDGETS}
     answer_scores: list[float] = []
@@ -113,7 +114,11 @@ def run(dataset: Path, top_k: int) -> dict:
     questions = 0
     with tempfile.TemporaryDirectory(prefix="alaya-locomo-") as tmp:
         for conv in data:
-            memory = Alaya(Path(tmp) / conv["sample_id"])
+            config = None
+            if embedder:
+                config = Config()
+                config.embedding.provider = embedder
+            memory = Alaya(Path(tmp) / conv["sample_id"], config=config)
             memory.init()
             sessions = sessions_of(conv["conversation"], conv["sample_id"])
             start = time.perf_counter()
@@ -155,12 +160,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", type=Path, default=DEFAULT_DATASET)
     parser.add_argument("--top-k", type=int, default=100, help="cards asked of recall per question")
+    parser.add_argument("--embedder", help="embedding.provider to use instead of the default (e.g. local)")
     args = parser.parse_args()
     if not args.dataset.exists():
         print(f"dataset not found: {args.dataset}", file=sys.stderr)
         return 1
-    r = run(args.dataset, args.top_k)
-    print(f"LoCoMo dev split: {r['questions']} questions (categories 1-4), offline default config")
+    r = run(args.dataset, args.top_k, args.embedder)
+    setup = f"embedder {args.embedder}" if args.embedder else "offline default config"
+    print(f"LoCoMo dev split: {r['questions']} questions (categories 1-4), {setup}")
     print("| evidence @500 | evidence @1000 | evidence @2000 | answer words @1000 |")
     print("|---|---|---|---|")
     e = r["evidence"]
