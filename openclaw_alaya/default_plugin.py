@@ -22,8 +22,14 @@ def register_embedders(register: Any) -> None:
 
         return OpenAIEmbedder(config)
 
+    def local_embedder(config: Any) -> Any:
+        from .llm.local_embedder import LocalEmbedder
+
+        return LocalEmbedder(config)
+
     register("hash", hash_embedder)
     register("openai", openai_embedder)
+    register("local", local_embedder)
 
 
 @hookimpl
