@@ -36,6 +36,10 @@ _ASKS_WHEN = re.compile(
     re.I,
 )
 
+# a "when" question reads the content of the best `_DATED_REACH` × `top_k` hits: on LoCoMo a
+# dated card further down never reached the budget, and reading all candidates doubled recall
+_DATED_REACH = 2
+
 
 class Scored(Protocol):
     score: float
@@ -94,7 +98,7 @@ class TimeSignal:
                 if cid not in inside:
                     hit.score *= self.config.outside_period
         if self.asks_when and self.config.dated_boost:
-            best = heapq.nlargest(self.config.candidates, hits, key=lambda cid: hits[cid].score)
+            best = heapq.nlargest(_DATED_REACH * self.config.top_k, hits, key=lambda cid: hits[cid].score)
             self._dates(best)
             for cid, card in self.graph.get_cards(best).items():
                 moment = self.moments[cid]
