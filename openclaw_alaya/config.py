@@ -105,6 +105,12 @@ class RecallConfig(_Section):
     # one's (CAUSED_BY_BUG for CAUSED_BY under the hash embedder: 0.71); 1 only synonyms the
     # embedder cannot tell apart
     rel_similarity_threshold: float = Field(0.6, ge=0, le=1)
+    # Time (recall/timing.py): a card dated outside the period a query names ("last week",
+    # "around Nov 27") keeps this share of its score, ranking below comparable cards inside it
+    # but never dropped; a "when" question multiplies the score of a card that states a date
+    # by 1 + `dated_boost` (bounded: a boost, not a filter)
+    outside_period: float = Field(0.5, gt=0, le=1)
+    dated_boost: float = Field(0.3, ge=0, le=1)
     h_weights: HDistanceWeights = Field(default_factory=HDistanceWeights)
     intent: IntentWeights = Field(default_factory=IntentWeights)
 

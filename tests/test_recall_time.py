@@ -1,6 +1,7 @@
 """Time in recall and `alaya summary` (issue 13): `--since`/`--until` keep the cards dated in a
-range, a time phrase in the query ("last week", 上周) ranks the cards of its period first, and
-the summary shows a period's time bucket. "Now" is fixed (`now=`, `ALAYA_NOW`), so every date
+range, a time phrase or date in the query ("last week", 上周, "around Nov 27", 2023年5月) ranks the
+cards of its period first, a "when" question the cards that state a date (issue 18), and the
+summary shows a period's time bucket. "Now" is fixed (`now=`, `ALAYA_NOW`), so every date
 below is a fixed one: 2026-11-30 is a Monday, and "last week" is 2026-11-23 to 2026-11-29."""
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from helpers import session_json
 from openclaw_alaya.cli.client import fast_path
 from openclaw_alaya.errors import InputError
 from openclaw_alaya.maintenance import buckets
+from openclaw_alaya.config import RecallConfig
 from openclaw_alaya.recall.periods import Period, containing, find_phrase, period_of, window
+from openclaw_alaya.recall.timing import asks_when, states_date
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=timezone.utc)
 NOW_TEXT = "2026-11-30T09:00:00Z"
@@ -126,6 +129,70 @@ def test_a_phrase_is_found_in_a_query_and_taken_out_of_it():
     assert find_phrase("what did we decide about the gateway", NOW) is None
 
 
+def _day(y: int, m: int, d: int) -> datetime:
+    return datetime(y, m, d, tzinfo=timezone.utc)
+
+
+@pytest.mark.parametrize("query, start, end", [
+    ("what did we ship on 8 May 2023?", _day(2023, 5, 8), _day(2023, 5, 9)),
+    ("the 1st of February, 2023", _day(2023, 2, 1), _day(2023, 2, 2)),
+    ("what happened on October 13, 2023", _day(2023, 10, 13), _day(2023, 10, 14)),
+    ("the plan in May 2023", _day(2023, 5, 1), _day(2023, 6, 1)),
+    ("Nov 2025 budget", _day(2025, 11, 1), _day(2025, 12, 1)),
+    ("what happened in 2023", _day(2023, 1, 1), _day(2024, 1, 1)),
+    ("deploys on 2026-11-02", _day(2026, 11, 2), _day(2026, 11, 3)),
+    ("what happened around Nov 27", _day(2026, 11, 24), _day(2026, 12, 1)),  # three days either side
+    ("the Dec 5 release", _day(2025, 12, 5), _day(2025, 12, 6)),  # no year: the latest not after now
+    ("what did we decide in June", _day(2026, 6, 1), _day(2026, 7, 1)),
+    ("since last week", _day(2026, 11, 23), None),
+    ("before 8 May 2023", None, _day(2023, 5, 8)),
+    ("after May 2023", _day(2023, 6, 1), None),
+    ("until May 2023", None, _day(2023, 6, 1)),
+    ("2023年5月发生了什么", _day(2023, 5, 1), _day(2023, 6, 1)),
+    ("2023年5月8日的会议", _day(2023, 5, 8), _day(2023, 5, 9)),
+    ("5月8日我们决定了什么", _day(2026, 5, 8), _day(2026, 5, 9)),
+    ("十一月份的部署", _day(2026, 11, 1), _day(2026, 12, 1)),
+    ("2023年的计划", _day(2023, 1, 1), _day(2024, 1, 1)),
+    ("11月27日前后", _day(2026, 11, 24), _day(2026, 12, 1)),
+    ("上周以来的决定", _day(2026, 11, 23), None),
+    ("2023年5月之前", None, _day(2023, 5, 1)),
+])
+def test_dates_in_a_query_name_periods(query, start, end):
+    assert find_phrase(query, NOW)[0] == Period(start, end)
+
+
+def test_dates_stay_in_the_searched_words_and_nothing_else_is_a_date():
+    assert find_phrase("what did we ship on 8 May 2023?", NOW)[1] == "what did we ship on 8 May 2023?"
+    assert find_phrase("昨天 deploy", NOW)[1] == "deploy"  # relative to now: no word a card contains
+    for query in ("you may 5 times retry", "we may need it", "read 3 chapters", "31 February",
+                  "a 3 month plan", "port 2023", "三个月的计划"):
+        assert find_phrase(query, NOW) is None, query
+    assert period_of("8 May 2023", NOW, "since") == Period(_day(2023, 5, 8), _day(2023, 5, 9))
+    assert period_of("2023年5月", NOW, "until").end == _day(2023, 6, 1)
+
+
+def test_when_questions_and_cards_that_state_a_date():
+    for question in ("When did Caroline go to the support group?", "when is the talk", "What year did we move?",
+                     "How long ago was the launch?", "我们什么时候上线的", "发布是哪天"):
+        assert asks_when(question), question
+    for question in ("Who helps Caroline when she is sad?", "what did we decide", "网关用什么"):
+        assert not asks_when(question), question
+    may8 = datetime(2023, 5, 8).date()
+    assert not states_date("Caroline (8 May 2023): I love the support group.", may8)  # only its own day
+    assert states_date("Caroline (8 May 2023): I went yesterday. [yesterday = 7 May 2023]", may8)
+    assert states_date("Melanie (8 May 2023): I painted that sunrise in 2022.", may8)
+    assert states_date("我们上周把网关换了", may8)
+    assert not states_date("We use pnpm.", None)
+
+
+def test_time_weights_are_bounded():
+    from pydantic import ValidationError
+
+    for bad in ({"outside_period": 0}, {"outside_period": 1.5}, {"dated_boost": -0.1}, {"dated_boost": 2}):
+        with pytest.raises(ValidationError):
+            RecallConfig(**bad)
+
+
 @pytest.mark.parametrize("since, until, message", [
     ("next tuesday", None, "since: cannot read 'next tuesday' as a time"),
     (None, "2026-13-45", "until: cannot read '2026-13-45' as a time"),
@@ -157,6 +224,47 @@ def test_a_chinese_phrase_ranks_its_week_first(weeks):
     assert _sessions(weeks.recall("我们决定了什么", now=NOW))[0] != "zh-late"
     assert _sessions(weeks.recall("上周我们决定了什么", now=NOW))[0] == "zh-late"
     assert set(_sessions(weeks.recall("网关 决定", since="上周", now=NOW))) == {"zh-late"}
+
+
+# one move of the billing service in each of two months, and a "when" question's two cards
+DAYS = {
+    "d-nov27": ("2026-11-27T10:00:00+00:00", "We moved the billing service to the new Postgres cluster and ran the migration."),
+    "d-oct": ("2026-10-15T10:00:00+00:00", "We moved the billing service to the new Postgres cluster and checked the backups."),
+    "w-event": ("2026-11-20T10:00:00+00:00", "Caroline went to the LGBTQ support group yesterday and found it powerful."),
+    "w-other": ("2026-11-22T10:00:00+00:00",
+                "Caroline says the LGBTQ support group is powerful and she loves going to the support group."),
+}
+
+
+@pytest.fixture(scope="module")
+def days(tmp_path_factory):
+    from openclaw_alaya import Alaya
+
+    memory = Alaya(tmp_path_factory.mktemp("days") / "data")
+    memory.init()
+    _fill(memory, DAYS)
+    return memory
+
+
+def test_a_date_in_the_query_ranks_that_days_card_first_and_drops_none(days):
+    about = "what happened with the billing service Postgres cluster"
+    assert _sessions(days.recall(f"{about} around Nov 27", now=NOW))[:2] == ["d-nov27", "d-oct"]
+    assert _sessions(days.recall(f"{about} on 15 October 2026", now=NOW))[:2] == ["d-oct", "d-nov27"]
+    assert _sessions(days.recall(f"{about} 2026年10月", now=NOW))[:2] == ["d-oct", "d-nov27"]
+    plain = set(_sessions(days.recall(about, now=NOW)))
+    for phrase in ("around Nov 27", "in May 2023", "yesterday", "since last week", "before 2020", "上周"):
+        assert set(_sessions(days.recall(f"{about} {phrase}", now=NOW))) == plain, phrase  # a phrase drops none
+
+
+def test_a_when_question_prefers_the_card_that_says_when(days, monkeypatch):
+    question = "When did Caroline go to the LGBTQ support group?"
+    monkeypatch.setattr(days.config.recall, "dated_boost", 0.0)
+    unboosted = _sessions(days.recall(question, now=NOW))
+    assert unboosted[0] == "w-other"  # on words alone the card that never says when wins…
+    monkeypatch.undo()
+    boosted = _sessions(days.recall(question, now=NOW))
+    assert boosted[0] == "w-event"  # …the card saying "yesterday = 19 November 2026" answers when
+    assert set(boosted) == set(unboosted)
 
 
 def test_since_and_until_keep_only_cards_dated_in_the_range(weeks):

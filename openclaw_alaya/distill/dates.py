@@ -14,17 +14,17 @@ MONTHS = [
     "January", "February", "March", "April", "May", "June",
     "July", "August", "September", "October", "November", "December",
 ]
-_MONTH_NUM = {m.lower(): i + 1 for i, m in enumerate(MONTHS)}
-_MONTH_NUM.update({m.lower()[:3]: i + 1 for i, m in enumerate(MONTHS)})
-_MONTH_NUM["sept"] = 9
+MONTH_NUM = {m.lower(): i + 1 for i, m in enumerate(MONTHS)}
+MONTH_NUM.update({m.lower()[:3]: i + 1 for i, m in enumerate(MONTHS)})
+MONTH_NUM["sept"] = 9
 WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 
-_MONTH_ALT = "|".join(sorted(_MONTH_NUM, key=len, reverse=True))
+MONTH_ALT = "|".join(sorted(MONTH_NUM, key=len, reverse=True))
 
 # "1:56 pm on 8 May, 2023" (LoCoMo), "8 May 2023", "May 8, 2023", "2023-05-08", "2023/5/8", "2023年5月8日"
 _TIME_RE = re.compile(r"\b(\d{1,2})[:.](\d{2})(?:[:.](\d{2}))?\s*([ap]\.?m\.?)?", re.I)
-_DMY_RE = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH_ALT})\.?,?\s+(\d{{4}})\b", re.I)
-_MDY_RE = re.compile(rf"\b({_MONTH_ALT})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I)
+_DMY_RE = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({MONTH_ALT})\.?,?\s+(\d{{4}})\b", re.I)
+_MDY_RE = re.compile(rf"\b({MONTH_ALT})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I)
 _YMD_RE = re.compile(r"\b(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})\b")
 _CN_YMD_RE = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")
 
@@ -53,9 +53,9 @@ def parse_when(value: str | None) -> datetime | None:
             continue
         try:
             if order == "dmy":
-                d = date(int(m.group(3)), _MONTH_NUM[m.group(2).lower()], int(m.group(1)))
+                d = date(int(m.group(3)), MONTH_NUM[m.group(2).lower()], int(m.group(1)))
             elif order == "mdy":
-                d = date(int(m.group(3)), _MONTH_NUM[m.group(1).lower()], int(m.group(2)))
+                d = date(int(m.group(3)), MONTH_NUM[m.group(1).lower()], int(m.group(2)))
             else:
                 d = date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
         except ValueError:
@@ -116,7 +116,7 @@ _CN_WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日"
 
 _NUMW = r"(?:\d{1,2}|a couple of|a couple|couple of|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 _WD = "|".join(WEEKDAYS)
-_MONTH_CAP = "|".join(sorted({k.capitalize() for k in _MONTH_NUM}, key=len, reverse=True))
+MONTH_CAP = "|".join(sorted({k.capitalize() for k in MONTH_NUM}, key=len, reverse=True))
 _EN_REL_RE = re.compile(
     r"\b(?:"
     r"(?P<dby>the day before yesterday)"
@@ -125,7 +125,7 @@ _EN_REL_RE = re.compile(
     r"|(?P<tmrw>tomorrow)"
     rf"|(?P<ago_n>{_NUMW})\s+(?P<ago_u>days?|weeks?|months?|years?)\s+ago"
     rf"|(?P<rel>last|next|this|past)\s+(?P<unit>week(?:end)?|month|year|{_WD})"
-    rf"|(?P<mrel>last|next|this)\s+(?P<mon>(?-i:{_MONTH_CAP}))"
+    rf"|(?P<mrel>last|next|this)\s+(?P<mon>(?-i:{MONTH_CAP}))"
     rf"|(?P<rel2>earlier|later)\s+this\s+(?P<unit2>week|month|year)"
     r")\b",
     re.I,
@@ -206,7 +206,7 @@ def resolve_relative(text: str, when: date | None) -> list[str]:
             else:  # year
                 add(phrase, str(when.year + {"last": -1, "next": 1, "this": 0}[rel]))
         elif m.group("mrel"):
-            rel, mon = m.group("mrel").lower(), _MONTH_NUM[m.group("mon").lower()]
+            rel, mon = m.group("mrel").lower(), MONTH_NUM[m.group("mon").lower()]
             if rel == "last":
                 year = when.year if mon < when.month else when.year - 1
             elif rel == "next":
@@ -276,7 +276,7 @@ _HAS_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 # Absolute dates and years inside text: a cue for the "fact" type. Month names must be
 # capitalised here ("May" the month, not "may" the verb).
 ABS_DATE_RE = re.compile(
-    rf"\b(?:\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTH_CAP})\b|(?:{_MONTH_CAP})\s+\d{{1,2}}(?:st|nd|rd|th)?\b"
-    rf"|(?:in|since|by|of|from|until|last|next|this)\s+(?:{_MONTH_CAP})\b|(?:19|20)\d{{2}}\b|\d{{4}}-\d{{2}}-\d{{2}})"
+    rf"\b(?:\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{MONTH_CAP})\b|(?:{MONTH_CAP})\s+\d{{1,2}}(?:st|nd|rd|th)?\b"
+    rf"|(?:in|since|by|of|from|until|last|next|this)\s+(?:{MONTH_CAP})\b|(?:19|20)\d{{2}}\b|\d{{4}}-\d{{2}}-\d{{2}})"
     r"|\d{4}\s*年|\d{1,2}\s*月\s*\d{1,2}\s*[日号]",
 )

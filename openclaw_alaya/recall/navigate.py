@@ -13,10 +13,10 @@ Scoring, in short:
   (1 − relation fit); 0 is "exactly what was asked", 1 is "far away".
 No model is called: the only embedding is the query's own.
 
-Time (`periods.py`): `since`/`until` keep only the cards dated inside that range, as entries and
-along the walk; a time phrase in the query ("last week", 上周) is taken out of the words searched
-for and ranks the cards dated outside its period lower, without dropping them (people say "last
-week" loosely). A card is dated by the session it came from (`periods.first_moment`).
+Time (`timing.py`, `periods.py`): `since`/`until` keep only the cards dated inside that range,
+as entries and along the walk; a time phrase or date in the query ("last week", 上周, "around
+Nov 27") ranks the cards dated outside its period lower without dropping them (people say "last
+week" loosely), and a question asking when favours the cards that state a date.
 
 Intent (`intent.py`): the kind of question ("which package manager?", "what did we decide",
 "how do I …", "when", "who", "tell me about Peter", "what does Peter prefer?", and their Chinese
@@ -31,7 +31,7 @@ navigates from the card it went into; `RecallResult.forwarded` maps the old id t
 from __future__ import annotations
 
 import heapq
-from collections.abc import Collection, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -46,12 +46,11 @@ from ..store.snapshot import GraphView
 from ..store.vectors import VectorStore
 from ..text import estimate_tokens
 from .intent import IntentBoost
-from .periods import Period, aware, find_phrase, first_moment
+from .timing import TimeSignal
 
 SHARED_SCOPE = "shared"
 UNKNOWN_ORIGIN = "unknown"  # what `origins` calls a card stored before provenance was recorded
 _SUPERSEDED_PENALTY = 0.5
-_OUTSIDE_PERIOD = 0.5  # a card dated outside the period the query names: ranks below comparable ones inside
 
 
 class RecallRequest(BaseModel):
@@ -97,7 +96,7 @@ class Recaller:
             current = dict.fromkeys(forwarded.get(n, n) for n in request.from_nodes)
             request = request.model_copy(update={"from_nodes": list(current)})
         scopes = [request.scope, SHARED_SCOPE] if request.scope else None
-        when = _When(request, graph)
+        when = TimeSignal(request.text, request.since, request.until, request.now, graph, self.config)
         text = when.text
         query_vec = self._embed(text) if text else None  # None: full-text and graph only
         depth = self._depth(request)
@@ -175,7 +174,7 @@ class Recaller:
 
     # --- graph walk -----------------------------------------------------------------------
 
-    def _expand(self, entries, graph, request, depth, query_vec, index, when: "_When") -> dict[str, _Hit]:
+    def _expand(self, entries, graph, request, depth, query_vec, index, when: TimeSignal) -> dict[str, _Hit]:
         """Breadth-first along the chosen relations from the best entries, up to `depth` hops."""
         hits = dict(entries)
         wanted = request.relations or None
@@ -360,47 +359,6 @@ def _final_order(ranked: list[_Hit], cards: "_LazyCards", scope: str | None,
         heapq.heappush(checked, (_order(hit), hit, card))
     while checked:
         yield heapq.heappop(checked)[1:]
-
-
-class _When:
-    """The period a recall is about and which cards fall in it: `since`/`until` keep only
-    those (strict); a time phrase in the query ranks the others lower and keeps them."""
-
-    def __init__(self, request: RecallRequest, graph: GraphView) -> None:
-        now = aware(request.now)
-        found = find_phrase(request.text, now) if request.text else None
-        self.text = found[1] if found else request.text  # "last week" is no word to search for
-        self.strict = request.since is not None or request.until is not None
-        if self.strict:  # an explicit range wins over the phrase
-            self.period: Period | None = Period(request.since, request.until)
-        else:
-            self.period = found[0] if found else None
-        self.zone = now.tzinfo
-        self.graph = graph
-        self.moments: dict[str, datetime | None] = {}
-
-    def keep(self, hits: dict[str, _Hit]) -> dict[str, _Hit]:
-        """The hits inside a strict range (all of them otherwise)."""
-        if not self.strict:
-            return hits
-        inside = self._inside(hits)
-        return {cid: hit for cid, hit in hits.items() if cid in inside}
-
-    def rank(self, hits: dict[str, _Hit]) -> None:
-        """A phrase's period: the hits dated outside it score `_OUTSIDE_PERIOD` of what they would."""
-        if self.strict or self.period is None:
-            return
-        inside = self._inside(hits)
-        for cid, hit in hits.items():
-            if cid not in inside:
-                hit.score *= _OUTSIDE_PERIOD
-
-    def _inside(self, ids: Collection[str]) -> set[str]:
-        missing = [cid for cid in ids if cid not in self.moments]
-        if missing:
-            times = self.graph.card_times(missing)
-            self.moments.update((cid, first_moment(times[cid], self.zone) if cid in times else None) for cid in missing)
-        return {cid for cid in ids if self.moments[cid] in self.period}
 
 
 class _LazyCards:

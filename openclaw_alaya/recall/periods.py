@@ -1,6 +1,9 @@
 """Periods of time for recall and `alaya summary`: what `--since`/`--until` accept, the time
-phrases a query may carry ("what did we decide last week?", 上周我们决定了什么), the day, week
+phrases a query may carry ("what did we decide last week?", 上周我们决定了什么) and the dates it
+names ("on 8 May 2023", "around Nov 27", "since May 2023", 2023年5月, 5月8日前后), the day, week
 or month around a moment, and the moment a card belongs to.
+
+A date said without a year is the latest one not after `now` (people mostly ask about the past).
 
 Weeks run Monday to Sunday (ISO), as the time buckets' do (`recall/buckets.py`). Boundaries are
 midnights in the zone of `now`, and a time that names no zone is read in that zone. `now` is
@@ -16,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone, tzinfo
 
-from ..distill.dates import add_months, parse_when
+from ..distill.dates import MONTH_ALT, MONTH_CAP, MONTH_NUM, add_months, parse_when
 from ..errors import InputError
 
 
@@ -64,9 +67,41 @@ _PHRASE_RE = re.compile(
     re.I,
 )
 _SPAN_RE = re.compile(r"(\d{1,5})\s*([dwmy])", re.I)
-_DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
-_READABLE = ("a date (2026-11-02), an ISO time, a span back from now (7d, 2w, 3m, 1y), today, yesterday, "
-             "this week, last week, this month, last month, 今天, 昨天, 本周, 上周, 本月 or 上个月")
+_READABLE = ("a date (2026-11-02, 8 May 2026, Nov 2026, 2026年11月2日), an ISO time, a span back from now "
+             "(7d, 2w, 3m, 1y), today, yesterday, this week, last week, this month, last month, 今天, 昨天, "
+             "本周, 上周, 本月 or 上个月")
+
+# Dates a query names, each with the unit it spans. English month names in any case but "May"
+# ("may" is a verb), and a month named alone only after a preposition ("in June").
+_MONTH = MONTH_ALT.replace("may", "(?-i:May)")
+_YEAR = r"(?P<y>(?:19|20)\d{2})"
+_DAY = r"(?P<d>\d{1,2})(?:st|nd|rd|th)?"
+_PRE = "(?:" + "|".join(rf"(?<=\b{w}\s)" for w in ("in", "during", "since", "before", "after", "until", "till",
+                                                       "by", "from", "around")) + ")"
+_CN_MONTH = r"(?P<m>\d{1,2}|十[一二]?|[一二三四五六七八九])"
+_DATES: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(rf"\b{_DAY}\s+(?:of\s+)?(?P<m>{_MONTH})\b\.?(?:,?\s+{_YEAR}\b)?", re.I), "day"),
+    (re.compile(rf"\b(?P<m>{_MONTH})\b\.?\s+{_DAY}\b(?:,?\s+{_YEAR}\b)?", re.I), "day"),
+    (re.compile(rf"\b(?P<m>{_MONTH})\b\.?,?\s+{_YEAR}\b", re.I), "month"),
+    (re.compile(rf"{_PRE}(?P<m>(?-i:{MONTH_CAP}))\b", re.I), "month"),
+    (re.compile(rf"{_PRE}{_YEAR}\b", re.I), "year"),
+    (re.compile(r"\b(?P<y>\d{4})[-/](?P<m>\d{1,2})[-/](?P<d>\d{1,2})\b"), "day"),
+    (re.compile(r"(?:(?P<y>\d{4})\s*年\s*)?(?<!\d)(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*[日号]"), "day"),
+    (re.compile(rf"(?:(?P<y>\d{{4}})\s*年\s*)?(?<![\d十]){_CN_MONTH}\s*月份?"), "month"),
+    (re.compile(r"(?P<y>\d{4})\s*年"), "year"),
+]
+_CN_NUMBER = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9,
+              "十": 10, "十一": 11, "十二": 12}
+# how a word next to a period changes it (English before it, Chinese after it but 从, 大约):
+# "since X" runs on from X's start ("after X" from its end), "before X" up to its start ("until
+# X" to its end), "around X" reaches a few days either side
+_OPEN_END = {"since": "start", "from": "start", "从": "start", "以来": "start", "起": "start",
+             "after": "end", "之后": "end", "以后": "end"}
+_OPEN_START = {"before": "start", "之前": "start", "以前": "start", "until": "end", "till": "end", "by": "end"}
+_AROUND_WORDS = {"around", "about", "circa", "near", "左右", "前后", "附近", "大约", "大概"}
+_AROUND = timedelta(days=3)  # "around Nov 27": three days either side
+_WORD_BEFORE = re.compile(r"(?:\b([A-Za-z]+)|(从|大约|大概))\s*$")
+_WORD_AFTER = re.compile(r"\s*(左右|前后|附近|以来|之后|以后|之前|以前|起)")
 
 
 def _phrase_period(phrase: str, now: datetime) -> Period:
@@ -74,32 +109,99 @@ def _phrase_period(phrase: str, now: datetime) -> Period:
     return containing(unit, now, shift)
 
 
+def _date_period(match: re.Match[str], unit: str, now: datetime) -> Period | None:
+    """The day, month or year a date match names; None for one that is no date (31 February)."""
+    found = match.groupdict()
+    year = int(found["y"]) if found.get("y") else None
+    day = int(found["d"]) if found.get("d") else None
+    if unit == "year":
+        start = datetime(year, 1, 1, tzinfo=now.tzinfo)
+        return Period(start, start.replace(year=year + 1))
+    name = found["m"]
+    month = int(name) if name.isdigit() else MONTH_NUM.get(name.lower()) or _CN_NUMBER[name]
+    if not 1 <= month <= 12 or day == 0:
+        return None
+    year = year or _latest_year(month, day, now.date())
+    if year is None or (day is not None and day > monthrange(year, month)[1]):
+        return None
+    return containing(unit, datetime(year, month, day or 1, tzinfo=now.tzinfo))
+
+
+def _latest_year(month: int, day: int | None, today: date) -> int | None:
+    """The latest year in which that month (and day) is not after `today`."""
+    for year in range(today.year, today.year - 8, -1):
+        if day is None and (year, month) <= (today.year, today.month):
+            return year
+        if day is not None and day <= monthrange(year, month)[1] and date(year, month, day) <= today:
+            return year
+    return None
+
+
+def _modified(period: Period, before: str, after: str) -> Period:
+    """The period as the word next to it changes it (`before`, `after`: the text either side):
+    "since X" from X on, "before X" up to X, "around X" with a few days either side."""
+    near = _WORD_AFTER.match(after)
+    if near:
+        word = near.group(1)
+    else:
+        near = _WORD_BEFORE.search(before)
+        word = (near.group(1) or near.group(2)).lower() if near else ""
+    if word in _OPEN_END:
+        return Period(period.start if _OPEN_END[word] == "start" else period.end, None)
+    if word in _OPEN_START:
+        return Period(None, period.start if _OPEN_START[word] == "start" else period.end)
+    if word in _AROUND_WORDS:
+        return Period(period.start - _AROUND, period.end + _AROUND)
+    return period
+
+
+def _found(text: str, now: datetime) -> list[tuple[re.Match[str], Period, bool]]:
+    """Each time phrase and date in `text`, left to right, with the period it names and whether
+    it is a phrase relative to now (the longest wins where they overlap)."""
+    matches = [(m, _phrase_period(m.group(0), now), True) for m in _PHRASE_RE.finditer(text)]
+    for pattern, unit in _DATES:
+        matches += [(m, p, False) for m in pattern.finditer(text) if (p := _date_period(m, unit, now))]
+    matches.sort(key=lambda f: (f[0].start(), -f[0].end()))
+    kept: list[tuple[re.Match[str], Period, bool]] = []
+    for match, period, relative in matches:
+        if kept and match.start() < kept[-1][0].end():
+            continue
+        kept.append((match, _modified(period, text[: match.start()], text[match.end():]), relative))
+    return kept
+
+
 def find_phrase(text: str, now: datetime) -> tuple[Period, str] | None:
-    """The period the time phrases in a query name (spanning all of them when there are
-    several) and the query without them, for full-text and vector search (as it was when
-    nothing else is left to search for); None when it names no period."""
-    found = [_phrase_period(m.group(0), now) for m in _PHRASE_RE.finditer(text)]
+    """The period the time phrases and dates in a query name (spanning all of them when there
+    are several; a side only one of them leaves open stays bounded by the others) and the query
+    without its phrases relative to now, for full-text and vector search (as it was when nothing
+    else is left to search for): "last week" is no word a card contains, "8 May 2023" may be.
+    None when it names no period."""
+    found = _found(text, now)
     if not found:
         return None
-    rest = " ".join(_PHRASE_RE.sub(" ", text).split())
-    return Period(min(p.start for p in found), max(p.end for p in found)), rest or text
+    starts = [p.start for _, p, _ in found if p.start is not None]
+    ends = [p.end for _, p, _ in found if p.end is not None]
+    rest = text
+    for match, _, relative in reversed(found):
+        if relative:
+            rest = rest[: match.start()] + " " + rest[match.end():]
+    rest = " ".join(rest.split())
+    return Period(min(starts, default=None), max(ends, default=None)), rest or text
 
 
 def period_of(value: str, now: datetime, what: str) -> Period:
-    """What one `--since`/`--until`/`--at` value names: a date its day, a phrase its day, week
-    or month, a time or a span back from now (`7d`) that instant. `what` names the option in
-    the one-line error a value that is none of these gets."""
+    """What one `--since`/`--until`/`--at` value names: a date its day (or month, year), a
+    phrase its day, week or month, a time or a span back from now (`7d`) that instant. `what`
+    names the option in the one-line error a value that is none of these gets."""
     text = value.strip()
-    if " ".join(text.lower().split()) in _PHRASES:
-        return _phrase_period(text, now)
+    found = _found(text, now)
+    if len(found) == 1 and found[0][0].span() == (0, len(text)):
+        return found[0][1]
     try:
         span = _SPAN_RE.fullmatch(text)
         if span:
             moment = _back(now, int(span.group(1)), span.group(2).lower())
             return Period(moment, moment)
-        if _DATE_RE.fullmatch(text):
-            day = date.fromisoformat(text)
-            return containing("day", datetime(day.year, day.month, day.day, tzinfo=now.tzinfo))
         moment = _iso(text, now.tzinfo)
     except (ValueError, OverflowError):
         moment = None
