@@ -31,6 +31,7 @@ from .models import (
     DistillReport,
     IngestResult,
     LinkResult,
+    RecallNode,
     RecallResult,
     Session,
     TraceResult,
@@ -302,8 +303,22 @@ class Alaya:
         recaller = Recaller(self.config.recall, self.embedder)
         with self.viewing("recall") as graph:
             result = recaller.run(request, graph, self.index)
+        self._with_evidence(result.nodes)
         self._log_access([node.card_id for node in result.nodes])
         return result
+
+    def _with_evidence(self, nodes: list[RecallNode]) -> None:
+        """An opinion comes with the cards reflect counted for and against it (issue 16's
+        opinion shape); the log is read only when an opinion is among the results."""
+        opinions = [n for n in nodes if n.kind == "opinion"]
+        if not opinions:
+            return
+        from .recall.evidence import Counted, counted
+
+        found = counted(self.raw)
+        for node in opinions:
+            known = found.get(node.card_id) or Counted()
+            node.supporting, node.contradicting = known.supporting, known.contradicting
 
     def _log_access(self, card_ids: list[str]) -> None:
         """Recall stays a read: usage goes to an append-only log that introspect folds in. On a

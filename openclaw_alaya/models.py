@@ -163,16 +163,23 @@ class SourceRef(BaseModel):
 LINE_REF = re.compile(r"(?P<turn>[A-Za-z0-9][A-Za-z0-9._@+-]*):L(?P<start>\d+)-L(?P<end>\d+)")
 # what a workspace card is (docs/workspace.md): a Retain line's letter W, B, O, S
 CARD_KINDS = ("world", "experience", "opinion", "observation")
+# the type of reflect's summary of one entity, kept as a card (maintenance/reflect.py): what
+# the entity recall shape puts first; never evidence for reflect itself. A type of its own, so
+# consolidate (which merges only cards of one type) never merges it into a fact
+ENTITY_TYPE = "entity"
 
 
 def source_of(sources: "list[SourceRef]") -> str | None:
-    """`memory/2025-11-27.md#L12` (or `#L12-L14`) for a card from a workspace file, else None."""
+    """`memory/2025-11-27.md#L12` (or `#L12-L14`) for a card from a workspace file, the page's
+    path for one that cites a whole page (reflect's entity summary), else None."""
     for source in sources:
         for turn_id in source.turn_ids:
             found = LINE_REF.fullmatch(turn_id)
             if source.path and found:
                 start, end = found.group("start"), found.group("end")
                 return f"{source.path}#L{start}" + (f"-L{end}" if end != start else "")
+        if source.path and not source.turn_ids:
+            return source.path
     return None
 
 
@@ -282,6 +289,18 @@ class RecallNode(BaseModel):
     confidence: float | None = None  # an opinion's confidence
     source: str | None = None  # `memory/2025-11-27.md#L12-L14`
     timestamp: str | None = None  # the note's date or the range its text gives
+    # an opinion's evidence as reflect counted it (raw/curation.jsonl); None on other cards
+    supporting: list[str] | None = None
+    contradicting: list[str] | None = None
+
+    def evidence(self) -> str | None:
+        """`confidence 0.95 · supporting: … · contradicting: …` for an opinion (the text renders
+        show it), None for other cards."""
+        if self.kind != "opinion":
+            return None
+        c = "unstated" if self.confidence is None else f"{self.confidence:g}"
+        return (f"confidence {c} · supporting: {', '.join(self.supporting or []) or 'none'}"
+                f" · contradicting: {', '.join(self.contradicting or []) or 'none'}")
 
 
 class Explorable(BaseModel):

@@ -19,7 +19,7 @@ from openclaw_alaya.maintenance.introspect import run as introspect
 from openclaw_alaya.maintenance.rebuild import rebuild
 from openclaw_alaya.maintenance.reflect import reflect, step, weigh
 from openclaw_alaya.maintenance.workspace import sync
-from openclaw_alaya.models import Card
+from openclaw_alaya.models import ENTITY_TYPE, Card
 
 from test_workspace import all_cards, by_text, make_workspace
 
@@ -78,9 +78,9 @@ def test_pages_and_an_opinion_moving_up_a_little_then_down_and_kept_through_rebu
 
     again = once(memory, workspace)  # nothing new: nothing counted twice, no page rewritten
     assert again["updated"] == [] and again["written"] == []
-    # reflect's pages are not memory of their own: no card cites them
-    assert not [c for c in all_cards(memory).values()
-                if c.sources and (c.sources[0].path or "").startswith(("bank/opinions", "bank/entities/Bob"))]
+    # reflect's pages are not memory of their own: no card cites them but its summary of the entity
+    assert [c.type for c in all_cards(memory).values()
+            if c.sources and (c.sources[0].path or "").startswith(("bank/opinions", "bank/entities/Bob"))] == [ENTITY_TYPE]
 
     rebuild(memory)  # L2 from L3: the file says 0.95, the curation log replays the two steps
     assert bob(memory).confidence == 0.9049

@@ -14,6 +14,7 @@ import pytest
 
 from openclaw_alaya.maintenance import workspace as ws_mod
 from openclaw_alaya.maintenance.workspace import sync
+from openclaw_alaya.models import ENTITY_TYPE
 from openclaw_alaya.store.graph import GraphStore
 
 MEMORY = """# Long-term memory
@@ -68,7 +69,8 @@ def all_cards(memory):
 
 
 def by_text(cards, text):
-    found = [c for c in cards.values() if text in c.content]
+    """The one card holding `text` (reflect's entity summaries, which quote it, aside)."""
+    found = [c for c in cards.values() if text in c.content and c.type != ENTITY_TYPE]
     assert len(found) == 1, (text, [c.content for c in found])
     return found[0]
 

@@ -191,6 +191,8 @@ def render_search(result: "RecallResult") -> str:
         if trust_class(node.origin) == "reachable":  # said by someone other than the owner or this agent
             flag += f", origin {node.origin}: not verified"
         sources = " ".join(f"{s.session_id}#{t}" for s in node.sources for t in s.turn_ids)
+        if evidence := node.evidence():
+            flag += f", opinion: {evidence}"
         lines.append(f"[{node.card_id}] ({node.type}{flag}) {one_line(node.title, 120)} — {one_line(node.content, _CONTENT_CHARS)}"
                      + (f" (sources: {sources})" if sources else ""))
     if result.explorable:

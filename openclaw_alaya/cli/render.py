@@ -29,6 +29,8 @@ def render_recall(result: RecallResult) -> str:
         origin = f" · {node.origin}" + (f" ({node.session_kind})" if node.session_kind not in (None, "interactive") else "") if node.origin else ""
         lines.append(f"   score {node.score:.3f} · h_distance {node.h_distance:.2f}{via} · {node.tier}{origin}{until}")
         lines.append(f"   {_snippet(node.content)}")
+        if evidence := node.evidence():
+            lines.append(f"   opinion: {evidence}")
         for source in node.sources:
             lines.append(f"   source: {source.session_id} turns {', '.join(source.turn_ids)}")
     if result.explorable:

@@ -8,7 +8,7 @@ layout").
    `raw/links.jsonl` (links made with `alaya link`) and `raw/curation.jsonl` (the resolver's
    merges, CONTRADICTS links and supersedes — an old fact's `valid_until` — introspect's
    merges, forgets and SIMILAR_TO links, and what `alaya correct`, `commit` and `entities`
-   did, and reflect's confidence steps on opinions). A replayed merge forwards the merged id to the kept card as the merge did
+   did, reflect's confidence steps on opinions and its entity summary cards). A replayed merge forwards the merged id to the kept card as the merge did
    (consolidate.merge_in_graph), so old ids keep resolving. Sessions and cards forgotten on
    purpose (`raw/tombstones.jsonl`) are not derived.
    Usage (access counts, last access, creation time, temperature and tier) is carried over from the old graph for cards that still exist (not
@@ -32,12 +32,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
+from pydantic import ValidationError
 
 from .. import redact
 from ..distill.plan import DistillPlan, apply, prepare
 from ..errors import DamagedStoreError
 from ..models import (
     CORE_RELATIONS,
+    Card,
     expand_link,
     index_row,
     index_text,
@@ -243,7 +245,8 @@ def _replay(memory: "Memory", graph: GraphStore, index: Any, stamp: str, records
 
     from ..curate import entities
 
-    done = {"link": 0, "merge": 0, "forget": 0, "supersede": 0, "entity": 0, "confidence": 0, "skipped": 0}
+    done = {"link": 0, "merge": 0, "forget": 0, "supersede": 0, "entity": 0, "confidence": 0, "summary": 0,
+            "skipped": 0}
     customs: set[str] = set()
     for r in records:
         op = r.get("op")
@@ -292,6 +295,15 @@ def _replay(memory: "Memory", graph: GraphStore, index: Any, stamp: str, records
                 done["skipped"] += 1
                 continue
             done["confidence"] += 1
+        elif op == "summary":  # reflect's summary of an entity: the card as reflect last wrote it
+            try:
+                card = Card.model_validate(r.get("card"))
+            except ValidationError:
+                done["skipped"] += 1
+                continue
+            graph.upsert_cards([card])
+            index.upsert_cards([index_row(card)], memory.embedder.embed([index_text(card)]))
+            done["summary"] += 1
     if customs:
         rows = [{"name": n, "description": relation_description(n)} for n in sorted(customs)]
         index.upsert_relations(rows, memory.embedder.embed([row["description"] for row in rows]))

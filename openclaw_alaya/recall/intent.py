@@ -8,8 +8,10 @@ phrasing: no model) and a card whose type (`preference`, `decision`, `fact`, `go
 `pattern`, …) or workspace kind (`opinion`, `world`, …) answers that kind of question scores
 × (1 + `recall.intent.answer`); one that often answers it too × (1 + `near`). The entity shape
 ("tell me about Peter", "who is Peter", 介绍一下张三, 张三是谁) and the opinion shape ("what does
-Peter prefer?") name an entity: a card naming it gains `entity` more. Entity shapes are read
-only from those explicit forms, so a question that merely mentions a name ranks as before.
+Peter prefer?") name an entity: a card naming it gains `entity` more, and for the entity shape
+reflect's summary card of the entity answers (it comes first, then the entity's facts). Entity
+shapes are read only from those explicit forms, so a question that merely mentions a name ranks
+as before.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import re
 from dataclasses import dataclass, replace
 
 from ..config import IntentWeights
-from ..models import Card
+from ..models import ENTITY_TYPE, Card
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,8 @@ _OPINION = [
 ]
 
 _PREFERENCE = Intent("preference", frozenset({"preference", "opinion"}), frozenset({"decision"}))
-_SHAPES = [(_ENTITY, Intent("entity")), (_OPINION, replace(_PREFERENCE, name="opinion"))]
+# "tell me about Peter" is answered first by reflect's summary of Peter (a card of ENTITY_TYPE)
+_SHAPES = [(_ENTITY, Intent("entity", frozenset({ENTITY_TYPE}))), (_OPINION, replace(_PREFERENCE, name="opinion"))]
 
 # Kinds of question, first match wins; each with the card types (and kinds) that answer it.
 _KINDS: list[tuple[Intent, re.Pattern[str], re.Pattern[str]]] = [

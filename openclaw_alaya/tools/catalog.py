@@ -175,4 +175,6 @@ TOOL_NAMES = ("save_memory", "search_memory", "get_context", "get_summary", "lis
 def _node(node: Any) -> dict[str, Any]:
     return {"id": node.card_id, "title": node.title, "content": node.content, "type": node.type, "tags": node.tags,
             "score": round(node.score, 4), "h_distance": round(node.h_distance, 4), "via": node.matched_rel,
-            "valid_until": node.valid_until, "superseded": node.superseded, "origin": node.origin}
+            "valid_until": node.valid_until, "superseded": node.superseded, "origin": node.origin,
+            **({"confidence": node.confidence, "supporting": node.supporting, "contradicting": node.contradicting}
+               if node.kind == "opinion" else {})}
