@@ -260,9 +260,11 @@ def test_a_date_in_the_query_ranks_that_days_card_first_and_drops_none(days):
 def test_a_when_question_prefers_the_card_that_says_when(days, monkeypatch):
     question = "When did Caroline go to the LGBTQ support group?"
     monkeypatch.setattr(days.config.recall, "dated_boost", 0.0)
+    monkeypatch.setattr(days.config.recall.intent, "answer", 0.0)  # a time question also favours facts
     unboosted = _sessions(days.recall(question, now=NOW))
     assert unboosted[0] == "w-other"  # on words alone the card that never says when wins…
     monkeypatch.undo()
+    monkeypatch.setattr(days.config.recall.intent, "answer", 0.0)
     boosted = _sessions(days.recall(question, now=NOW))
     assert boosted[0] == "w-event"  # …the card saying "yesterday = 19 November 2026" answers when
     assert set(boosted) == set(unboosted)
