@@ -103,6 +103,10 @@ class RecallConfig(_Section):
     # one's (CAUSED_BY_BUG for CAUSED_BY under the hash embedder: 0.71); 1 only synonyms the
     # embedder cannot tell apart
     rel_similarity_threshold: float = Field(0.6, ge=0, le=1)
+    # session context (recall/context.py): the neighbours of the `context_parents` best entries
+    # join them at `context_share` of their score
+    context_share: float = Field(0.5, ge=0, le=1)
+    context_parents: int = Field(10, ge=0, le=200)
     h_weights: HDistanceWeights = Field(default_factory=HDistanceWeights)
     intent: IntentWeights = Field(default_factory=IntentWeights)
 
