@@ -48,6 +48,7 @@ from ..models import Card, Explorable, RecallNode, RecallResult, now_iso, source
 from ..store.snapshot import GraphView
 from ..store.vectors import VectorStore
 from ..text import estimate_tokens
+from .compact import Returned
 from .context import SESSION_NEXT, session_neighbours
 from .intent import IntentBoost
 from .periods import Period, aware, find_phrase, first_moment
@@ -289,10 +290,12 @@ class Recaller:
 
     def _take(self, ranked: Iterator[tuple[_Hit, Card]], closeness, depth, request) -> list[RecallNode]:
         """Best first, until top_k cards or the token budget is used up. A card whose source
-        turns are all cited by better-ranked cards adds nothing new and is skipped."""
+        turns are all cited by better-ranked cards adds nothing new and is skipped; the lines
+        of a card that better-ranked ones already returned are left out (`compact.py`)."""
         limit = request.top_k or (self.config.candidates if request.budget else self.config.top_k)
         nodes: list[RecallNode] = []
         cited: set[tuple[str, str]] = set()
+        returned = Returned()
         used = 0
         now = now_iso()
         for hit, card in ranked:
@@ -301,7 +304,8 @@ class Recaller:
             turns = {(s.session_id, t) for s in card.sources for t in s.turn_ids}
             if turns and turns <= cited:
                 continue
-            content = card.content
+            # a card sharing no turn with earlier ones repeats none of their lines
+            content = returned.without_repeats(card.content) if turns & cited else card.content
             cost = estimate_tokens(card.title) + estimate_tokens(content)
             if request.budget is not None and used + cost > request.budget:
                 if nodes:
@@ -312,6 +316,7 @@ class Recaller:
                     break
             used += cost
             cited |= turns
+            returned.record(content)
             nodes.append(
                 RecallNode(
                     card_id=card.id,
