@@ -111,6 +111,10 @@ class RecallConfig(_Section):
     # by 1 + `dated_boost` (bounded: a boost, not a filter)
     outside_period: float = Field(0.5, gt=0, le=1)
     dated_boost: float = Field(0.3, ge=0, le=1)
+    # session context (recall/context.py): the neighbours of the `context_parents` best entries
+    # join them at `context_share` of their score
+    context_share: float = Field(0.5, ge=0, le=1)
+    context_parents: int = Field(10, ge=0, le=200)
     h_weights: HDistanceWeights = Field(default_factory=HDistanceWeights)
     intent: IntentWeights = Field(default_factory=IntentWeights)
 

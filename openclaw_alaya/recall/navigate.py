@@ -5,6 +5,9 @@ asked (`h_distance`) and which relations lead further (`explorable`).
 Scoring, in short:
 - entry cards: reciprocal-rank fusion of full-text (BM25), vector and entity-name matches,
   normalised so the best possible entry scores 1;
+- session context (`context.py`): a plain query's entries also gain `context_share` of the
+  score of the best entry next to them in their session, and those neighbours that are no entry
+  join at that share, reached over `TEMPORAL_NEXT` (all rescaled so the best possible is 1);
 - a card reached over an edge inherits its parent's score × `hop_decay` × edge weight ×
   how well the relation fits the question: with `relations` named, 1 for a named one and, for
   a relation whose name embeds within `rel_similarity_threshold` of a named one's (also
@@ -45,6 +48,8 @@ from ..models import Card, Explorable, RecallNode, RecallResult, now_iso, source
 from ..store.snapshot import GraphView
 from ..store.vectors import VectorStore
 from ..text import estimate_tokens
+from .compact import Returned
+from .context import SESSION_NEXT, session_neighbours
 from .intent import IntentBoost
 from .timing import TimeSignal
 
@@ -114,7 +119,10 @@ class Recaller:
                 hits.pop(n, None)  # navigation returns where you can go, not where you are
         else:
             entries = when.keep(self._entries(request, text, query_vec, graph, index, scopes))
-            hits = self._expand(entries, graph, request, depth, query_vec, index, when) if depth else entries
+            if depth:
+                hits = self._expand(entries, graph, request, depth, query_vec, index, when)
+            else:
+                hits = when.keep(self._with_context(entries, graph))
         when.rank(hits)
 
         ranked = sorted(hits.values(), key=_order)
@@ -171,6 +179,23 @@ class Recaller:
             for rank, cid in enumerate(ranked):
                 fused[cid] = fused.get(cid, 0.0) + weight / (k + rank + 1)
         return {cid: _Hit(cid, score / best) for cid, score in fused.items()}
+
+    def _with_context(self, entries: dict[str, _Hit], graph: GraphView) -> dict[str, _Hit]:
+        """The entries, each raised by the best of its neighbours in its session, and the
+        neighbours of the best entries that were no entry themselves (`context.py`)."""
+        scores = {cid: hit.score for cid, hit in entries.items()}
+        near = session_neighbours(graph, scores, self.config.context_parents, self.config.context_share)
+        hits = dict(entries)
+        for cid, (score, parent) in near.items():
+            hit = hits.get(cid)
+            if hit is not None:
+                hit.score += score
+            else:
+                hits[cid] = _Hit(cid, score, 1, SESSION_NEXT, 1.0, [parent])
+        scale = 1 + self.config.context_share  # the best possible card still scores 1
+        for hit in hits.values():
+            hit.score /= scale
+        return hits
 
     # --- graph walk -----------------------------------------------------------------------
 
@@ -264,10 +289,12 @@ class Recaller:
 
     def _take(self, ranked: Iterator[tuple[_Hit, Card]], closeness, depth, request) -> list[RecallNode]:
         """Best first, until top_k cards or the token budget is used up. A card whose source
-        turns are all cited by better-ranked cards adds nothing new and is skipped."""
+        turns are all cited by better-ranked cards adds nothing new and is skipped; the lines
+        of a card that better-ranked ones already returned are left out (`compact.py`)."""
         limit = request.top_k or (self.config.candidates if request.budget else self.config.top_k)
         nodes: list[RecallNode] = []
         cited: set[tuple[str, str]] = set()
+        returned = Returned()
         used = 0
         now = now_iso()
         for hit, card in ranked:
@@ -276,7 +303,8 @@ class Recaller:
             turns = {(s.session_id, t) for s in card.sources for t in s.turn_ids}
             if turns and turns <= cited:
                 continue
-            content = card.content
+            # a card sharing no turn with earlier ones repeats none of their lines
+            content = returned.without_repeats(card.content) if turns & cited else card.content
             cost = estimate_tokens(card.title) + estimate_tokens(content)
             if request.budget is not None and used + cost > request.budget:
                 if nodes:
@@ -287,6 +315,7 @@ class Recaller:
                     break
             used += cost
             cited |= turns
+            returned.record(content)
             nodes.append(
                 RecallNode(
                     card_id=card.id,

@@ -22,6 +22,7 @@ import pyarrow as pa  # noqa: E402
 from lancedb.index import FTS  # noqa: E402
 
 from ..errors import AlayaError, DamagedStoreError
+from ..text import CJK_STOPWORDS, STOPWORDS
 from .fsutil import atomic_write
 
 CARDS = "cards"
@@ -77,8 +78,12 @@ class VectorStore:
         existing = set(self._table_names())
         if CARDS not in existing:
             table = self._db.create_table(CARDS, schema=_cards_schema(self.dim))
+            # the project's English stop words: LanceDB's built-in list also drops English words
+            # such as "son", "dog", "city", "want" and "door", which then match nothing; Chinese
+            # function words stay searchable, as with the built-in list (我们决定 vs 决定)
             table.create_index(
-                "text", config=FTS(base_tokenizer="icu", stem=True, remove_stop_words=True, ascii_folding=True)
+                "text", config=FTS(base_tokenizer="icu", stem=True, remove_stop_words=True, ascii_folding=True,
+                                   custom_stop_words=sorted(STOPWORDS - CJK_STOPWORDS))
             )
         if RELATIONS not in existing:
             self._db.create_table(RELATIONS, schema=_relations_schema(self.dim))
