@@ -79,7 +79,7 @@ class IntentWeights(_Section):
     score × (1 + the sum that applies). Bounded, so a boost reorders close cards and never
     lifts an off-topic one over the cards about the topic."""
 
-    answer: float = Field(0.3, ge=0, le=1)  # the card type the question asks for (a preference for "which … do we prefer")
+    answer: float = Field(0.5, ge=0, le=1)  # the card type the question asks for (a preference for "which … do we prefer")
     near: float = Field(0.1, ge=0, le=1)  # a type that often answers it too (a decision for a preference question)
     # naming the entity "tell me about X" / "what does X prefer" asks about: more than the others,
     # since the form's own words ("tell", "about") match cards that merely mention X
