@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 DATASET = ROOT.parent / "shared" / "datasets" / "locomo-dev.json"
-STORE_VERSION = "v2"  # v2: Entity has type and aliases, and the Forward table exists
+STORE_VERSION = "v3"  # v3: every column of the current schema (provenance, workspace, edge reasons)
 TOPICS = ["pnpm", "kuzu", "lancedb", "docker", "postgres", "redis", "nginx", "terraform", "grafana", "kafka",
           "react", "vite", "pytest", "celery", "traefik", "minio", "argo", "helm", "sentry", "vault"]
 SPEAKERS = ["Caroline", "Melanie", "Jon", "Gina", "Audrey", "Andrew", "Deborah", "Jolene", "Evan", "Sam"]
@@ -154,6 +154,17 @@ def synthetic_cards(n: int, seed: int = 11) -> tuple[list[dict], list[dict], dic
     return cards, sessions, edges
 
 
+def _table(rows: list[dict], types: dict[str, str]):
+    """Rows as an Arrow table with every column of the graph's node table, in its order and
+    types (a column the generator leaves out is empty), so COPY matches the current schema."""
+    import pyarrow as pa
+
+    arrow = {"STRING": pa.string(), "DOUBLE": pa.float64(), "INT64": pa.int64(), "STRING[]": pa.list_(pa.string())}
+    empty = {"STRING": "", "DOUBLE": None, "INT64": 0, "STRING[]": []}
+    schema = pa.schema([(name, arrow[kind]) for name, kind in types.items()])
+    return pa.Table.from_pylist([{k: row.get(k, empty[t]) for k, t in types.items()} for row in rows], schema=schema)
+
+
 def build_store(n: int, *, rebuild: bool = False, quiet: bool = False) -> Path:
     """A data directory of n synthetic cards, built once and cached."""
     target = cache_dir() / f"store-{n}-{STORE_VERSION}"
@@ -165,7 +176,7 @@ def build_store(n: int, *, rebuild: bool = False, quiet: bool = False) -> Path:
 
     from openclaw_alaya import Alaya
     from openclaw_alaya.models import Card, index_text
-    from openclaw_alaya.store.graph import GraphStore
+    from openclaw_alaya.store.graph import _CARD_TYPES, _SESSION_TYPES, GraphStore
 
     memory = Alaya(target)
     memory.init()
@@ -175,9 +186,9 @@ def build_store(n: int, *, rebuild: bool = False, quiet: bool = False) -> Path:
         graph = GraphStore(memory.dirs.graph, read_only=False)
         try:
             conn = graph._conn
-            card_tbl = pa.Table.from_pylist(cards)  # noqa: F841 - scanned by name below
+            card_tbl = _table(cards, _CARD_TYPES)  # noqa: F841 - scanned by name below
             conn.execute("COPY Card FROM card_tbl")
-            session_tbl = pa.Table.from_pylist(sessions)  # noqa: F841
+            session_tbl = _table(sessions, _SESSION_TYPES)  # noqa: F841
             conn.execute("COPY Session FROM session_tbl")
             names = sorted({e for c in cards for e in c["entities"]})
             entity_tbl = pa.table({"name": names, "type": [""] * len(names),  # noqa: F841
@@ -185,7 +196,7 @@ def build_store(n: int, *, rebuild: bool = False, quiet: bool = False) -> Path:
             conn.execute("COPY Entity FROM entity_tbl")
             for table, rows in edges.items():
                 if rows:
-                    edge_tbl = pa.Table.from_pylist(rows)  # noqa: F841
+                    edge_tbl = pa.Table.from_pylist([{**r, "reason": ""} if "weight" in r else r for r in rows])  # noqa: F841
                     conn.execute(f"COPY {table} FROM edge_tbl")
         finally:
             graph.close()
