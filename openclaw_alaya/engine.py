@@ -49,6 +49,7 @@ from .store import tombstones
 from .store.datadir import DataDir, resolve_data_dir
 from .store.fsutil import append_line
 from .store.graph import GraphStore, schema_current
+from .store.index_meta import fts_current
 from .store.lock import StoreLock
 from .store.raw import LINKS_LOG, RawStore
 
@@ -119,7 +120,7 @@ class Alaya:
     def reading(self, operation: str, *, timeout: float | None = None) -> Iterator[GraphStore]:
         """The shared lock and the graph read-only, closed before the lock is released.
         `timeout` instead of the configured one (0: only if free now)."""
-        self._upgrade_schema()
+        self._upgrade_store()
         with self.lock.read(operation, timeout=timeout):
             with GraphStore(self.dirs.graph, read_only=True) as graph:
                 yield graph
@@ -128,19 +129,28 @@ class Alaya:
     def viewing(self, operation: str, *, timeout: float | None = None) -> Iterator["GraphView"]:
         """As `reading`, but the graph as recall reads it: the in-memory snapshot in a process
         that recalls repeatedly (store/snapshot.py), Kuzu itself otherwise."""
-        self._upgrade_schema()
+        self._upgrade_store()
         with self.lock.read(operation, timeout=timeout):
             with self.graph_views.view(lambda: GraphStore(self.dirs.graph, read_only=True)) as graph:
                 yield graph
 
-    def _upgrade_schema(self) -> None:
-        """A store made by an earlier version gains its new columns before anyone reads it:
-        readers open Kuzu read-only, which cannot add them (store/graph.py, `_MIGRATIONS`)."""
-        if schema_current(self.dirs.graph):
+    def _upgrade_store(self) -> None:
+        """A store made by an earlier version is brought up to date under the write lock before
+        anyone reads it, since readers write nothing: the graph gains its new columns (readers
+        open Kuzu read-only, which cannot add them; store/graph.py, `_MIGRATIONS`) and the cards'
+        full-text index is rebuilt with the current configuration (store/index_meta.py,
+        `FTS_VERSION`). The index on the first read, not the next write: until then recall
+        misses words the old index dropped, and a store may be read for long before a write
+        (the daemon's warm-up read takes it, off any recall's path)."""
+        graph_current, fts_ok = schema_current(self.dirs.graph), fts_current(self.dirs.lancedb)
+        if graph_current and fts_ok:
             return
         try:
-            with self.writing("schema upgrade") as graph:
-                graph.upgrade()
+            with self.writing("schema upgrade", change_graph=not graph_current) as graph:
+                if not graph_current:
+                    graph.upgrade()
+                if not fts_ok:
+                    self.index.upgrade_fts()
         except OSError:
             pass  # a read-only data directory: read it as it is
 

@@ -24,10 +24,9 @@ from lancedb.index import FTS  # noqa: E402
 from ..errors import AlayaError, DamagedStoreError
 from ..text import CJK_STOPWORDS, STOPWORDS
 from .fsutil import atomic_write
+from .index_meta import CARDS, FTS_VERSION, META, fts_current, read_meta
 
-CARDS = "cards"
 RELATIONS = "relations"
-_META = "index.json"
 
 
 def _cards_schema(dim: int) -> pa.Schema:
@@ -77,25 +76,44 @@ class VectorStore:
         """Create empty tables and the FTS index, and record which embedder fills them."""
         existing = set(self._table_names())
         if CARDS not in existing:
-            table = self._db.create_table(CARDS, schema=_cards_schema(self.dim))
-            # the project's English stop words: LanceDB's built-in list also drops English words
-            # such as "son", "dog", "city", "want" and "door", which then match nothing; Chinese
-            # function words stay searchable, as with the built-in list (我们决定 vs 决定)
-            table.create_index(
-                "text", config=FTS(base_tokenizer="icu", stem=True, remove_stop_words=True, ascii_folding=True,
-                                   custom_stop_words=sorted(STOPWORDS - CJK_STOPWORDS))
-            )
+            self._index_text(self._db.create_table(CARDS, schema=_cards_schema(self.dim)))
         if RELATIONS not in existing:
             self._db.create_table(RELATIONS, schema=_relations_schema(self.dim))
-        if not (self.path / _META).exists():
-            atomic_write(self.path / _META, json.dumps({"embedder": self.embedder_id, "dim": self.dim}))
+        if not (self.path / META).exists():
+            self._record()
         self.check_embedder()
+
+    def upgrade_fts(self) -> None:
+        """Rebuild the cards' full-text index in place when an earlier version built it with
+        another configuration (`FTS_VERSION`), so that its words become searchable without
+        `alaya rebuild`. Under the write lock; checked again there, since another process may
+        have done it while this one waited."""
+        if not fts_current(self.path):
+            self._index_text(self._table(CARDS))
+
+    def _index_text(self, table: Any) -> None:
+        """(Re)build the full-text index over every card row, then record its configuration (in
+        that order: a process killed in between leaves an index rebuilt again, never one
+        recorded as current that is not)."""
+        # the project's English stop words: LanceDB's built-in list also drops English words
+        # such as "son", "dog", "city", "want" and "door", which then match nothing; Chinese
+        # function words stay searchable, as with the built-in list (我们决定 vs 决定)
+        table.create_index(
+            "text", config=FTS(base_tokenizer="icu", stem=True, remove_stop_words=True, ascii_folding=True,
+                               custom_stop_words=sorted(STOPWORDS - CJK_STOPWORDS)),
+            replace=True,
+        )
+        self._record(fts=FTS_VERSION)
+
+    def _record(self, **fields: Any) -> None:
+        """Add fields to index.json (first written with this store's embedder and dimension)."""
+        meta = read_meta(self.path) or {"embedder": self.embedder_id, "dim": self.dim}
+        atomic_write(self.path / META, json.dumps(meta | fields))
 
     def check_embedder(self) -> None:
         """Refuse to mix vectors from two embedders in one index."""
-        try:
-            meta = json.loads((self.path / _META).read_text())
-        except (OSError, ValueError):
+        meta = read_meta(self.path)
+        if not meta:
             return
         if meta.get("embedder") != self.embedder_id or meta.get("dim") != self.dim:
             raise AlayaError(
