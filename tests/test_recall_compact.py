@@ -14,6 +14,9 @@ REPLY = ("We picked Kuzu for the graph layer, because it embeds in the process, 
 
 
 def test_a_reply_is_returned_once(memory):
+    # the reply's own card first, then the question/answer card: the lead share would put the
+    # latter, next to the best entry, first, and the reply card would be skipped whole
+    memory.config.recall.context_lead_share = memory.config.recall.context_share
     memory.ingest(session_json("s-db", [("user", QUESTION), ("assistant", REPLY)]))
     memory.distill()
     nodes = memory.recall("Kuzu embeds in the process, needs no server, multi-hop queries").nodes
