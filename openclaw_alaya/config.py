@@ -115,7 +115,6 @@ class RecallConfig(_Section):
     # join them at `context_share` of their score
     context_share: float = Field(0.5, ge=0, le=1)
     context_parents: int = Field(10, ge=0, le=200)
-    context_lead_share: float = Field(0.8, ge=0, le=1)  # the best entry's neighbours' share
     h_weights: HDistanceWeights = Field(default_factory=HDistanceWeights)
     intent: IntentWeights = Field(default_factory=IntentWeights)
 

@@ -14,9 +14,6 @@ REPLY = ("We picked Kuzu for the graph layer, because it embeds in the process, 
 
 
 def test_a_reply_is_returned_once(memory):
-    # the reply's own card first, then the question/answer card: the lead share would put the
-    # latter, next to the best entry, first, and the reply card would be skipped whole
-    memory.config.recall.context_lead_share = memory.config.recall.context_share
     memory.ingest(session_json("s-db", [("user", QUESTION), ("assistant", REPLY)]))
     memory.distill()
     nodes = memory.recall("Kuzu embeds in the process, needs no server, multi-hop queries").nodes
@@ -34,19 +31,3 @@ def test_only_lines_already_returned_are_left_out():
     )
     assert returned.without_repeats("Ann: We moved the launch to Friday…") == "Ann: We moved the launch to Friday…"
     assert returned.without_repeats("Bob: Thanks!\nAnn: Sure.") == "Bob: Thanks!\nAnn: Sure."  # too short to call a repeat
-
-
-def test_a_reply_cut_short_with_a_note_after_the_cut_is_a_repeat():
-    returned = Returned()
-    returned.record("Ann (8 May 2023): We went camping by the lake last year and saw the meteors. [last year = 2022]")
-    assert returned.without_repeats(
-        "Bob (8 May 2023): Best memory?\nAnn: We went camping by the lake last year … [last year = 2022]"
-    ) == "Bob (8 May 2023): Best memory?"
-
-
-def test_a_line_whose_opening_was_returned_cut_short_keeps_only_the_rest():
-    returned = Returned()
-    returned.record("Bob (8 May 2023): Anything new?\nAnn: I joined a new activist group last Tuesday. …")
-    assert returned.without_repeats(
-        "Ann (8 May 2023): I joined a new activist group last Tuesday. It's great, you know?\nBob: Tell me more!"
-    ) == "Ann (8 May 2023): … It's great, you know?\nBob: Tell me more!"

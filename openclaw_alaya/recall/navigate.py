@@ -6,9 +6,8 @@ Scoring, in short:
 - entry cards: reciprocal-rank fusion of full-text (BM25), vector and entity-name matches,
   normalised so the best possible entry scores 1;
 - session context (`context.py`): a plain query's entries also gain `context_share` of the
-  score of the best entry next to them in their session (`context_lead_share` of the best
-  entry's), and those neighbours that are no entry join at that share, reached over
-  `TEMPORAL_NEXT` (all rescaled so the best possible is 1);
+  score of the best entry next to them in their session, and those neighbours that are no entry
+  join at that share, reached over `TEMPORAL_NEXT` (all rescaled so the best possible is 1);
 - a card reached over an edge inherits its parent's score × `hop_decay` × edge weight ×
   how well the relation fits the question: with `relations` named, 1 for a named one and, for
   a relation whose name embeds within `rel_similarity_threshold` of a named one's (also
@@ -185,8 +184,7 @@ class Recaller:
         """The entries, each raised by the best of its neighbours in its session, and the
         neighbours of the best entries that were no entry themselves (`context.py`)."""
         scores = {cid: hit.score for cid, hit in entries.items()}
-        near = session_neighbours(graph, scores, self.config.context_parents, self.config.context_share,
-                                  self.config.context_lead_share)
+        near = session_neighbours(graph, scores, self.config.context_parents, self.config.context_share)
         hits = dict(entries)
         for cid, (score, parent) in near.items():
             hit = hits.get(cid)
@@ -194,8 +192,7 @@ class Recaller:
                 hit.score += score
             else:
                 hits[cid] = _Hit(cid, score, 1, SESSION_NEXT, 1.0, [parent])
-        # the best possible card still scores 1
-        scale = 1 + max(self.config.context_share, self.config.context_lead_share)
+        scale = 1 + self.config.context_share  # the best possible card still scores 1
         for hit in hits.values():
             hit.score /= scale
         return hits
