@@ -1,8 +1,10 @@
 """Import time of the paths a user or a hook pays for in a fresh process (not a test).
 
 Each row is the median (and p95) wall time of N fresh `python -c …` processes, so it includes
-the interpreter's start. `alaya --version` and the daemon client must stay light; the engine
-and `import lancedb` are what a cold `alaya recall` / `hook session-start` pay before any work.
+the interpreter's start. `alaya --version` and the daemon client must stay light; the engine,
+the recall modules and `import lance` (Lance's reader, store/lance_reads.py) are what a cold
+`alaya recall` / `hook session-start` pay before any work; `import lancedb` is paid only by a
+process that writes L1.
 
     .venv/bin/python bench/import_time.py [--runs 10]
 """
@@ -20,8 +22,9 @@ ROWS = [
     ("daemon client (`alaya` entry point)", "import openclaw_alaya.cli.client"),
     ("CLI parser (`alaya --help`)", "import openclaw_alaya.cli.main"),
     ("engine (`from openclaw_alaya import Alaya`)", "import openclaw_alaya.engine"),
-    ("recall path (engine + recall + LanceDB)", "import openclaw_alaya.engine, openclaw_alaya.recall.navigate, "
-                                                "openclaw_alaya.store.vectors, lancedb"),
+    ("recall path (engine + recall + Lance's reader)", "import openclaw_alaya.engine, openclaw_alaya.recall.navigate, "
+                                                       "openclaw_alaya.store.vectors, lance"),
+    ("import lance", "import lance"),
     ("import kuzu", "import kuzu"),
     ("import lancedb (with the REST client deferred)", "from openclaw_alaya.store import native; "
                                                        "native.defer_rest_client(); import lancedb"),

@@ -21,7 +21,6 @@ from pydantic import ValidationError
 
 from . import redact
 from .config import Config
-from .distill.plan import DistillPlan, prepare
 from .errors import UNWRITABLE, InputError, NotFoundError
 from .ingest.sessions import parse_source, session_row
 from .models import (
@@ -55,6 +54,7 @@ from .store.raw import LINKS_LOG, RawStore
 
 if TYPE_CHECKING:
     from .curate.forget import Forgotten
+    from .distill.plan import DistillPlan
     from .curate.notes import Remembered
     from .curate.triplets import Committed
     from .embedding import Embedder
@@ -237,6 +237,7 @@ class Alaya:
         if session_id is not None:
             check_id(session_id, "session id")
             pending = [s for s in pending if s["id"] == session_id]
+        from .distill.plan import prepare
         from .providers import record_usage
 
         distiller = bind(self, make_distiller(self.config))

@@ -1,30 +1,33 @@
 """L1: LanceDB tables under `lancedb/`: card vectors with a native full-text index (`icu`
 tokenizer, so Chinese, Japanese and Korean are segmented offline), and relation embeddings.
 
-`import lancedb` costs about a second, so this module is imported only where L1 is used.
-The embedder that filled the index is recorded beside it; a different one is refused.
+Writes go through LanceDB. `import lancedb` costs about a second, so it is imported only on
+a process's first write or LanceDB read; a process that has written nothing and is not resident
+(a one-shot `alaya recall`, a hook with no daemon) reads through Lance's own reader of the same
+files instead (lance_reads.py), which returns the same scores. The embedder that filled the
+index is recorded beside it; a different one is refused.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import timedelta
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from .native import defer_rest_client
-
-defer_rest_client()  # about 0.8 s of the REST client's imports skipped (native.py)
-
-import lancedb  # noqa: E402
 import numpy as np
-import pyarrow as pa  # noqa: E402
-from lancedb.index import FTS  # noqa: E402
+import pyarrow as pa
 
 from ..errors import AlayaError, DamagedStoreError
 from ..text import CJK_STOPWORDS, STOPWORDS
 from .fsutil import atomic_write
 from .index_meta import CARDS, FTS_VERSION, META, fts_current, read_meta
+from .lance_reads import LanceReads, version_key
+from .native import defer_rest_client
+
+T = TypeVar("T")
 
 RELATIONS = "relations"
 
@@ -59,8 +62,9 @@ class VectorStore:
         self.path = path
         self.embedder_id = embedder_id
         self.dim = dim
-        self._db = lancedb.connect(str(path), read_consistency_interval=timedelta(0))
         self._tables: dict[str, Any] = {}
+        self._reads: LanceReads | bool | None = None  # None: not opened yet; False: read through LanceDB
+        self._wrote = False
         self._relations_cache: tuple[Any, dict[str, np.ndarray]] | None = None
         # exact vector search from an in-memory copy once the table is big enough for LanceDB's
         # flat search to be slow (vector_cache.py), in a process that searches more than once
@@ -70,10 +74,41 @@ class VectorStore:
         self._cache: Any = None
         self._searches = 0
 
+    @cached_property
+    def _db(self) -> Any:
+        defer_rest_client()  # about 0.8 s of the REST client's imports skipped (native.py)
+        import lancedb
+
+        return lancedb.connect(str(self.path), read_consistency_interval=timedelta(0))
+
+    def _reader(self) -> LanceReads | None:
+        """Lance's own reader, while this process has written nothing to the tables and is not
+        resident. A process that writes reads its own writes through LanceDB, and a resident
+        one keeps LanceDB's handles, which follow every new version."""
+        if self.resident or self._wrote or self._reads is False:
+            return None
+        if self._reads is None:
+            self._reads = LanceReads.open(self.path) or False
+        return self._reads or None
+
+    def _read(self, through_lance: Callable[[LanceReads], T], through_lancedb: Callable[[], T]) -> T:
+        reader = self._reader()
+        if reader is not None:
+            try:
+                return through_lance(reader)
+            except Exception:  # noqa: BLE001 - what this pylance cannot read, LanceDB reads (or names what is wrong)
+                self._reads = False
+        return through_lancedb()
+
+    def _table_to_write(self, name: str) -> Any:
+        self._wrote = True
+        return self._table(name)
+
     # --- setup ----------------------------------------------------------------------------
 
     def create(self) -> None:
         """Create empty tables and the FTS index, and record which embedder fills them."""
+        self._wrote = True
         existing = set(self._table_names())
         if CARDS not in existing:
             self._index_text(self._db.create_table(CARDS, schema=_cards_schema(self.dim)))
@@ -89,12 +124,14 @@ class VectorStore:
         `alaya rebuild`. Under the write lock; checked again there, since another process may
         have done it while this one waited."""
         if not fts_current(self.path):
-            self._index_text(self._table(CARDS))
+            self._index_text(self._table_to_write(CARDS))
 
     def _index_text(self, table: Any) -> None:
         """(Re)build the full-text index over every card row, then record its configuration (in
         that order: a process killed in between leaves an index rebuilt again, never one
         recorded as current that is not)."""
+        from lancedb.index import FTS
+
         # the project's English stop words: LanceDB's built-in list also drops English words
         # such as "son", "dog", "city", "want" and "door", which then match nothing; Chinese
         # function words stay searchable, as with the built-in list (我们决定 vs 决定)
@@ -140,7 +177,7 @@ class VectorStore:
         if not rows:
             return
         data = [dict(row, vector=vectors[i].astype(np.float32)) for i, row in enumerate(rows)]
-        table = self._table(CARDS)
+        table = self._table_to_write(CARDS)
         (
             table.merge_insert("id")
             .when_matched_update_all()
@@ -150,24 +187,29 @@ class VectorStore:
 
     def delete_cards(self, ids: list[str]) -> None:
         if ids:
-            self._table(CARDS).delete(f"id IN ({_sql_list(ids)})")
+            self._table_to_write(CARDS).delete(f"id IN ({_sql_list(ids)})")
 
     def card_count(self) -> int:
-        return self._table(CARDS).count_rows()
+        return self._read(lambda lance: lance.count(CARDS), lambda: self._table(CARDS).count_rows())
 
     def vector_search(self, vector: np.ndarray, limit: int, scopes: list[str] | None = None) -> list[tuple[str, float]]:
         """(card id, cosine similarity) best first."""
         cache = self._vector_cache()
         if cache is not None:
             return cache.search(vector, limit, scopes)
-        query = (
-            self._table(CARDS)
-            .search(vector.astype(np.float32), vector_column_name="vector", query_type="vector")
-            .metric("cosine")
-        )
-        if scopes:
-            query = query.where(f"scope IN ({_sql_list(scopes)})", prefilter=True)
-        data = query.limit(limit).select(["id", "_distance"]).to_arrow()
+        where = _in_scopes(scopes)
+
+        def through_lancedb() -> pa.Table:
+            query = (
+                self._table(CARDS)
+                .search(vector.astype(np.float32), vector_column_name="vector", query_type="vector")
+                .metric("cosine")
+            )
+            if where:
+                query = query.where(where, prefilter=True)
+            return query.limit(limit).select(["id", "_distance"]).to_arrow()
+
+        data = self._read(lambda lance: lance.vector_search(CARDS, vector, limit, where), through_lancedb)
         ids, dist = data.column("id").to_pylist(), data.column("_distance").to_pylist()
         return [(cid, 1.0 - float(d)) for cid, d in zip(ids, dist)]
 
@@ -186,12 +228,17 @@ class VectorStore:
         `vectors`, when given, also gets each hit's vector."""
         if not text.strip():
             return []
-        query = self._table(CARDS).search(text, query_type="fts", fts_columns="text")
-        if scopes:
-            query = query.where(f"scope IN ({_sql_list(scopes)})", prefilter=True)
+        where = _in_scopes(scopes)
         columns = ["id", "_score"] + (["vector"] if vectors is not None else [])
+
+        def through_lancedb() -> pa.Table:
+            query = self._table(CARDS).search(text, query_type="fts", fts_columns="text")
+            if where:
+                query = query.where(where, prefilter=True)
+            return query.limit(limit).select(columns).to_arrow()
+
         try:
-            data = query.limit(limit).select(columns).to_arrow()
+            data = self._read(lambda lance: lance.text_search(CARDS, text, limit, where, columns), through_lancedb)
         except (ValueError, RuntimeError):  # a query of only stop words or operators
             return []
         _collect(data, vectors)
@@ -204,15 +251,14 @@ class VectorStore:
             found = self._cache.vectors_for(ids)
             if len(found) == len(set(ids)):
                 return found
-        rows = (
-            self._table(CARDS)
-            .search()
-            .where(f"id IN ({_sql_list(ids)})")
-            .select(["id", "vector"])
-            .limit(len(ids))
-            .to_list()
+        where = f"id IN ({_sql_list(ids)})"
+        data = self._read(
+            lambda lance: lance.rows(CARDS, ["id", "vector"], where),
+            lambda: self._table(CARDS).search().where(where).select(["id", "vector"]).limit(len(ids)).to_arrow(),
         )
-        return {row["id"]: np.asarray(row["vector"], dtype=np.float32) for row in rows}
+        found: dict[str, np.ndarray] = {}
+        _collect(data, found)
+        return found
 
     def all_vectors(self) -> tuple[list[str], np.ndarray]:
         """Every card row's id and vector, in one read (maintenance: consolidation)."""
@@ -249,15 +295,17 @@ class VectorStore:
         return table
 
     def card_ids(self) -> list[str]:
-        table = self._table(CARDS)
-        n = table.count_rows()
-        return table.search().select(["id"]).limit(n).to_arrow().column("id").to_pylist() if n else []
+        def through_lancedb() -> pa.Table:
+            table = self._table(CARDS)
+            return table.search().select(["id"]).limit(max(table.count_rows(), 1)).to_arrow()
+
+        return self._read(lambda lance: lance.rows(CARDS, ["id"]), through_lancedb).column("id").to_pylist()
 
     def optimize(self, cleanup_older_than: timedelta = timedelta(hours=1)) -> None:
         """Compact files, fold new rows into the indexes, drop versions older than the given
         age (never 0: a reader may still be on an older version)."""
         for name in (CARDS, RELATIONS):
-            self._table(name).optimize(cleanup_older_than=cleanup_older_than)
+            self._table_to_write(name).optimize(cleanup_older_than=cleanup_older_than)
 
     # --- relations ------------------------------------------------------------------------
 
@@ -266,7 +314,7 @@ class VectorStore:
             return
         data = [dict(row, vector=vectors[i].astype(np.float32)) for i, row in enumerate(rows)]
         (
-            self._table(RELATIONS)
+            self._table_to_write(RELATIONS)
             .merge_insert("name")
             .when_matched_update_all()
             .when_not_matched_insert_all()
@@ -276,31 +324,31 @@ class VectorStore:
     def relation_vectors(self) -> dict[str, np.ndarray]:
         """Every relation name's embedding; kept until the table gets a new version (a recall
         reads it twice, a resident process on every request)."""
-        key = _version_key(self.path / f"{RELATIONS}.lance")
+        key = version_key(self.path / f"{RELATIONS}.lance")
         if key is not None and self._relations_cache is not None and self._relations_cache[0] == key:
             return dict(self._relations_cache[1])
-        rows = self._table(RELATIONS).search().select(["name", "vector"]).limit(100_000).to_list()
-        found = {row["name"]: np.asarray(row["vector"], dtype=np.float32) for row in rows}
+        data = self._read(
+            lambda lance: lance.rows(RELATIONS, ["name", "vector"]),
+            lambda: self._table(RELATIONS).search().select(["name", "vector"]).limit(100_000).to_arrow(),
+        )
+        found: dict[str, np.ndarray] = {}
+        _collect(data, found, key="name")
         self._relations_cache = (key, found) if key is not None else None
         return dict(found)
 
 
-def _collect(data: pa.Table, vectors: dict[str, np.ndarray] | None) -> None:
+def _collect(data: pa.Table, vectors: dict[str, np.ndarray] | None, key: str = "id") -> None:
+    """Add each row's vector to `vectors`, under its `key` column."""
     if vectors is None or not data.num_rows:
         return
     column = data.column("vector").combine_chunks()
     flat = column.flatten().to_numpy(zero_copy_only=False).astype(np.float32, copy=False)
     matrix = flat.reshape(data.num_rows, -1)
-    vectors.update(zip(data.column("id").to_pylist(), matrix))
+    vectors.update(zip(data.column(key).to_pylist(), matrix))
 
 
-def _version_key(table_dir: Path) -> tuple[int, int] | None:
-    """Changes whenever the table commits a version (a manifest is added) or is recreated."""
-    try:
-        versions = (table_dir / "_versions").stat()
-        return (table_dir.stat().st_ino, versions.st_mtime_ns)
-    except OSError:
-        return None
+def _in_scopes(scopes: list[str] | None) -> str | None:
+    return f"scope IN ({_sql_list(scopes)})" if scopes else None
 
 
 def _sql_list(values: list[str]) -> str:
