@@ -1,20 +1,23 @@
 """Question intent in recall (issue 18) and the entity and opinion shapes (issue 16): the cards
 that answer a kind of question rank higher, as a bounded boost and never a filter; "tell me
 about Peter" and "what does Peter prefer?" bring Peter's cards and opinions up, and a question
-that only mentions a name ranks as it did."""
+that only mentions a name ranks as it did, except that what the person it names said comes
+before what others said."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from openclaw_alaya.config import IntentWeights
 from openclaw_alaya.maintenance.workspace import sync
-from openclaw_alaya.recall.intent import classify
+from openclaw_alaya.models import Card
+from openclaw_alaya.recall.intent import classify, last_speaker, named_words
 
 DEMO = Path(__file__).resolve().parents[1] / "openclaw_alaya" / "demo"
-OFF = IntentWeights(answer=0, near=0, entity=0)
+OFF = IntentWeights(answer=0, near=0, entity=0, speaker=0)
 
 
 @pytest.mark.parametrize(("question", "name", "entity"), [
@@ -146,3 +149,31 @@ def test_what_does_an_entity_prefer_gives_its_opinions_with_confidence_and_evide
     assert first.kind == "opinion" and first.entities == ["Peter"] and first.confidence == 0.7
     assert first.source == "memory/2025-11-24.md#L8"  # the evidence: the line it was written on
     assert sum(_peters(nodes)) == 3  # and what else is known about Peter, above what Maria was told
+
+
+def test_the_names_a_question_names_and_who_said_a_card():
+    assert named_words("What did Melanie's kids paint with Jon?") == {"melanie", "jon"}
+    assert named_words("When did I move?") == frozenset()  # the opening word and "I" name no one
+    card = Card(id="c", title="t", content="Caroline (8 May 2023): What did you paint?\nMelanie: A sunset.",
+                created_at="x", updated_at="x")
+    assert last_speaker(card) == "melanie"
+    for content in ("Plain text, said by no one in particular.", "Bob is not a careful reviewer: he approved it."):
+        assert last_speaker(card.model_copy(update={"content": content})) is None
+
+
+HARBOUR = [
+    ("Alice", "Bob and I spent Saturday at the harbour; I painted the old lighthouse by the harbour wall."),
+    ("Bob", "I painted the lighthouse too, from the beach, in watercolours."),
+]
+
+
+def test_what_the_named_person_said_comes_first(memory):
+    turns = [{"id": f"t{i}", "role": "user", "name": name, "content": text} for i, (name, text) in enumerate(HARBOUR, 1)]
+    memory.ingest(json.dumps({"session_id": "s-art", "started_at": "2026-03-01T10:00:00+00:00", "turns": turns}).encode())
+    memory.ingest(json.dumps({"session_id": "s-work", "started_at": "2026-03-02T10:00:00+00:00", "turns": [
+        {"id": "t1", "role": "user", "content": "The quarterly budget review moves to Thursday."}]}).encode())
+    memory.distill()
+    question = "What did Bob paint at the harbour?"
+    assert memory.recall(question, top_k=1).nodes[0].content.startswith("Bob")
+    memory.config.recall.intent = IntentWeights(speaker=0)  # words alone: Alice's card says "harbour" twice
+    assert memory.recall(question, top_k=1).nodes[0].content.startswith("Alice")

@@ -18,6 +18,12 @@ MONTH_NUM = {m.lower(): i + 1 for i, m in enumerate(MONTHS)}
 MONTH_NUM.update({m.lower()[:3]: i + 1 for i, m in enumerate(MONTHS)})
 MONTH_NUM["sept"] = 9
 WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+# short weekday names ("last Tues", "this Fri"): their note spells the day out ("last Tues =
+# Tuesday, 18 July 2023"), so the card says the day in the words a question uses; "Sat" and
+# "Sun" only capitalised ("the last sun of summer" names no day)
+_WEEKDAY_SHORT = {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "thurs": 3, "fri": 4,
+                  "sat": 5, "sun": 6}
+_CAPITALISED_ONLY = {"sat", "sun"}
 
 MONTH_ALT = "|".join(sorted(MONTH_NUM, key=len, reverse=True))
 
@@ -116,6 +122,8 @@ _CN_WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日"
 
 _NUMW = r"(?:\d{1,2}|a couple of|a couple|couple of|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 _WD = "|".join(WEEKDAYS)
+_WD_SHORT = "|".join(f"(?-i:{w.capitalize()})" if w in _CAPITALISED_ONLY else w
+                     for w in sorted(_WEEKDAY_SHORT, key=len, reverse=True))
 MONTH_CAP = "|".join(sorted({k.capitalize() for k in MONTH_NUM}, key=len, reverse=True))
 _EN_REL_RE = re.compile(
     r"\b(?:"
@@ -124,7 +132,7 @@ _EN_REL_RE = re.compile(
     r"|(?P<dat>the day after tomorrow)"
     r"|(?P<tmrw>tomorrow)"
     rf"|(?P<ago_n>{_NUMW})\s+(?P<ago_u>days?|weeks?|months?|years?)\s+ago"
-    rf"|(?P<rel>last|next|this|past)\s+(?P<unit>week(?:end)?|month|year|{_WD})"
+    rf"|(?P<rel>last|next|this|past)\s+(?P<unit>week(?:end)?|month|year|{_WD}|{_WD_SHORT})"
     rf"|(?P<mrel>last|next|this)\s+(?P<mon>(?-i:{MONTH_CAP}))"
     rf"|(?P<rel2>earlier|later)\s+this\s+(?P<unit2>week|month|year)"
     r")\b",
@@ -182,17 +190,17 @@ def resolve_relative(text: str, when: date | None) -> list[str]:
             rel, unit = m.group("rel").lower(), m.group("unit").lower()
             if rel == "past":
                 rel = "last"
-            if unit in WEEKDAYS:
-                wd = WEEKDAYS.index(unit)
+            short = _WEEKDAY_SHORT.get(unit)
+            if unit in WEEKDAYS or short is not None:
+                wd = WEEKDAYS.index(unit) if short is None else short
                 if rel == "last":
-                    delta = (when.weekday() - wd) % 7 or 7
-                    add(phrase, render_date(when - timedelta(days=delta)))
+                    delta = -((when.weekday() - wd) % 7 or 7)
                 elif rel == "next":
                     delta = (wd - when.weekday()) % 7 or 7
-                    add(phrase, render_date(when + timedelta(days=delta)))
                 else:  # "this Friday": the coming one (or today)
                     delta = (wd - when.weekday()) % 7
-                    add(phrase, render_date(when + timedelta(days=delta)))
+                day = render_date(when + timedelta(days=delta))
+                add(phrase, day if short is None else f"{WEEKDAYS[wd].capitalize()}, {day}")
             elif unit in ("week", "weekend"):
                 if rel == "last":
                     add(phrase, f"the {unit} before {render_date(when)}")

@@ -10,8 +10,11 @@ phrasing: no model) and a card whose type (`preference`, `decision`, `fact`, `go
 ("tell me about Peter", "who is Peter", 介绍一下张三, 张三是谁) and the opinion shape ("what does
 Peter prefer?") name an entity: a card naming it gains `entity` more, and for the entity shape
 reflect's summary card of the entity answers (it comes first, then the entity's facts). Entity
-shapes are read only from those explicit forms, so a question that merely mentions a name ranks
-as before.
+shapes are read only from those explicit forms. A question that names a person ("what did
+Melanie paint?", "how did Jon feel …") is mostly answered by what that person said, so a card
+whose last turn (the reply, for a question/answer card) that person said gains `speaker`: the
+speaker is read from the content's `Name (date): ` line heads, and a name is a capitalised word
+past the question's first.
 """
 
 from __future__ import annotations
@@ -108,29 +111,55 @@ def classify(question: str) -> Intent | None:
     return None
 
 
+# A line's speaker head as the distiller writes it, one to three capitalised words ("Melanie (8 May
+# 2023): …", "Jon Doe: …"; not "Bob is careful: …"), and a capitalised word that does not open the question (a name: "What did Melanie paint?")
+_SPEAKER_HEAD = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2})(?: \([^)\n]*\))?: ", re.MULTILINE)
+_NAME_WORD = re.compile(r"(?<=\s)[A-Z][\w-]+")
+
+
+def named_words(question: str) -> frozenset[str]:
+    """The question's capitalised words past its first (lower-cased): the people it may name."""
+    return frozenset(w.lower() for w in _NAME_WORD.findall(question))
+
+
+def last_speaker(card: Card) -> str | None:
+    """Who says the card's last turn (lower-cased first word of its head): the reply, for a
+    question/answer card; None when its content has no speaker heads."""
+    heads = _SPEAKER_HEAD.findall(card.content)
+    return heads[-1].split()[0].lower() if heads else None
+
+
 class IntentBoost:
     """The factor each card's score is multiplied by for a question's intent: relative to the
     other cards, an answering one gains × (1 + answer), a near one × (1 + near), one naming the
-    entity × (1 + entity) more."""
+    entity × (1 + entity) more, and one whose last turn a person the question names said
+    × (1 + speaker) more."""
 
-    def __init__(self, intent: Intent, weights: IntentWeights) -> None:
+    def __init__(self, intent: Intent | None, weights: IntentWeights, names: frozenset[str] = frozenset()) -> None:
         self.intent = intent
         self.weights = weights
-        self.entity = intent.entity.lower() if intent.entity else None
+        self.entity = intent.entity.lower() if intent and intent.entity else None
+        self.names = names if weights.speaker else frozenset()
         # what the best-answering card gains, which it keeps: recall's scores stay within 0..1
         # and the intent only lowers a score, as the other penalties do (navigate._final_order)
-        self.ceiling = 1.0 + max(weights.answer, weights.near) + (weights.entity if self.entity else 0.0)
+        self.ceiling = (1.0 + (max(weights.answer, weights.near) if intent else 0.0)
+                        + (weights.entity if self.entity else 0.0) + (weights.speaker if self.names else 0.0))
 
     @classmethod
     def of(cls, question: str | None, weights: IntentWeights) -> "IntentBoost | None":
-        """The boost for a question, None when it has no intent."""
-        intent = classify(question) if question else None
-        return cls(intent, weights) if intent else None
+        """The boost for a question, None when it has no intent and names no one."""
+        if not question:
+            return None
+        intent = classify(question)
+        names = named_words(question) if weights.speaker else frozenset()
+        return cls(intent, weights, names) if intent or names else None
 
     def factor(self, card: Card) -> float:
         """1 for a card that answers the question best, down to 1 / ceiling for one that does not."""
         intent, w = self.intent, self.weights
-        if card.type in intent.answers or card.kind in intent.answers or (intent.dated and card.occurred):
+        if intent is None:
+            gain = 0.0
+        elif card.type in intent.answers or card.kind in intent.answers or (intent.dated and card.occurred):
             gain = w.answer
         elif card.type in intent.near or card.kind in intent.near:
             gain = w.near
@@ -138,4 +167,6 @@ class IntentBoost:
             gain = 0.0
         if self.entity and any(e.lower() == self.entity for e in card.entities):
             gain += w.entity
+        if self.names and last_speaker(card) in self.names:
+            gain += w.speaker
         return (1.0 + gain) / self.ceiling
