@@ -112,7 +112,8 @@ def classify(question: str) -> Intent | None:
 
 
 # A line's speaker head as the distiller writes it, one to three capitalised words ("Melanie (8 May
-# 2023): …", "Jon Doe: …"; not "Bob is careful: …"), and a capitalised word that does not open the question (a name: "What did Melanie paint?")
+# 2023): …", "Jon Doe: …"; not "Bob is careful: …"), and a capitalised word that does not open
+# the question (a name: "What did Melanie paint?")
 _SPEAKER_HEAD = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2})(?: \([^)\n]*\))?: ", re.MULTILINE)
 _NAME_WORD = re.compile(r"(?<=\s)[A-Z][\w-]+")
 
@@ -139,7 +140,7 @@ class IntentBoost:
         self.intent = intent
         self.weights = weights
         self.entity = intent.entity.lower() if intent and intent.entity else None
-        self.names = names if weights.speaker else frozenset()
+        self.names = names  # empty when `speaker` is 0 (`of`)
         # what the best-answering card gains, which it keeps: recall's scores stay within 0..1
         # and the intent only lowers a score, as the other penalties do (navigate._final_order)
         self.ceiling = (1.0 + (max(weights.answer, weights.near) if intent else 0.0)

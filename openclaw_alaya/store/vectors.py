@@ -205,9 +205,7 @@ class VectorStore:
                 .search(vector.astype(np.float32), vector_column_name="vector", query_type="vector")
                 .metric("cosine")
             )
-            if where:
-                query = query.where(where, prefilter=True)
-            return query.limit(limit).select(["id", "_distance"]).to_arrow()
+            return _filtered(query, where).limit(limit).select(["id", "_distance"]).to_arrow()
 
         data = self._read(lambda lance: lance.vector_search(CARDS, vector, limit, where), through_lancedb)
         ids, dist = data.column("id").to_pylist(), data.column("_distance").to_pylist()
@@ -233,9 +231,7 @@ class VectorStore:
 
         def through_lancedb() -> pa.Table:
             query = self._table(CARDS).search(text, query_type="fts", fts_columns="text")
-            if where:
-                query = query.where(where, prefilter=True)
-            return query.limit(limit).select(columns).to_arrow()
+            return _filtered(query, where).limit(limit).select(columns).to_arrow()
 
         try:
             data = self._read(lambda lance: lance.text_search(CARDS, text, limit, where, columns), through_lancedb)
@@ -349,6 +345,11 @@ def _collect(data: pa.Table, vectors: dict[str, np.ndarray] | None, key: str = "
 
 def _in_scopes(scopes: list[str] | None) -> str | None:
     return f"scope IN ({_sql_list(scopes)})" if scopes else None
+
+
+def _filtered(query: Any, where: str | None) -> Any:
+    """A LanceDB search narrowed by `where` before it ranks (as Lance's reader does)."""
+    return query.where(where, prefilter=True) if where else query
 
 
 def _sql_list(values: list[str]) -> str:
