@@ -53,8 +53,11 @@ class LanceReads:
 
     def vector_search(self, name: str, vector: np.ndarray, limit: int, where: str | None) -> pa.Table:
         """(id, _distance) rows, nearest first by cosine distance over every row (no vector
-        index is built: LanceDB's flat search)."""
-        nearest = {"column": "vector", "q": vector.astype(np.float32), "k": limit, "metric": "cosine"}
+        index is built: LanceDB's flat search). Lance converts a numpy vector, and so does
+        `pa.array` given one, through code that imports numpy.ma (about 20 ms of a cold call),
+        so the vector goes in as an Arrow array made from a list."""
+        query = pa.array(vector.astype(np.float32).tolist(), type=pa.float32())
+        nearest = {"column": "vector", "q": query, "k": limit, "metric": "cosine"}
         return self._dataset(name).to_table(columns=["id", "_distance"], filter=where, prefilter=True,
                                             nearest=nearest)
 
