@@ -18,7 +18,10 @@ from .store.fsutil import atomic_write
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    """A config section: unknown keys are errors, and validators are built on first use, so a
+    command pays only for the sections it reads."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, defer_build=True)
 
 
 class EmbeddingConfig(_Section):
