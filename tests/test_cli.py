@@ -117,6 +117,20 @@ def test_usage_errors_exit_2(tmp_path):
     assert alaya(tmp_path, "no-such-command").returncode == 2
 
 
+def test_a_command_line_builds_only_its_command_and_a_typo_still_lists_them_all(tmp_path):
+    """A cold call builds the parser of the command it runs, not of all 30-odd; a mistyped
+    command gets argparse's list of every choice."""
+    from openclaw_alaya.cli.main import _command_named, _parser
+
+    assert _command_named(["--data-dir", "/x", "recall", "q"]) == "recall"
+    assert _command_named(["--data-dir=/x", "hook", "session-start"]) == "hook"
+    assert _command_named(["--help"]) is _command_named(["--data-dir", "/x"]) is None
+    assert set(_parser("recall")._subparsers._group_actions[0].choices) == {"recall"}
+    assert {"recall", "status", "hook", "mcp"} <= set(_parser("recal")._subparsers._group_actions[0].choices)
+    typo = alaya(tmp_path, "recal", "pnpm")
+    assert typo.returncode == 2 and b"'recall'" in typo.stderr and b"'status'" in typo.stderr
+
+
 def test_config_errors_name_the_key(tmp_path):
     data = tmp_path / "data"
     ok(alaya(data, "init"))

@@ -28,7 +28,7 @@ Handler = Callable[[argparse.Namespace], int]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser()
+    parser = _parser(_command_named(sys.argv[1:] if argv is None else argv))
     args = parser.parse_args(argv)
     os.umask(0o077)  # memories are private: every file the stores create is owner-only
     try:
@@ -283,15 +283,40 @@ def cmd_status(args: argparse.Namespace) -> int:
 # --- parser ---------------------------------------------------------------------------------
 
 
-@functools.cache  # built once per process: the daemon (daemon.py) parses every request with it
-def _parser() -> argparse.ArgumentParser:
+def _command_named(argv: Sequence[str]) -> str | None:
+    """The command a command line runs, where that shows without parsing: its first word after
+    any `--data-dir DIR`. None (help, `--version`, an abbreviated option): build them all."""
+    words = iter(argv)
+    for word in words:
+        if word == "--data-dir":
+            next(words, None)
+        elif not word.startswith("--data-dir="):
+            return None if word.startswith("-") else word
+    return None
+
+
+class _Unbuilt:
+    """Stands in for the parser of a command this process does not run. Building every
+    command's parser costs about 20 ms of a cold call; only help, completion and a mistyped
+    command need them all."""
+
+    def __getattr__(self, name: str) -> Callable[..., _Unbuilt]:
+        return lambda *args, **kwargs: self
+
+
+@functools.cache  # built once per process and command: the daemon (daemon.py) parses every request with it
+def _parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or with `only` of that one command (all of them again when
+    no command has that name, so that argparse lists the choices)."""
     parser = argparse.ArgumentParser(prog="alaya", description="Long-term memory for OpenClaw agents.")
     parser.add_argument("--version", action="version", version=f"alaya {__version__}")
     parser.add_argument("--data-dir", help=common.DATA_DIR_HELP)
     parser.set_defaults(handler=lambda _args: (parser.print_help(), 2)[1])
     sub = parser.add_subparsers(title="commands", metavar="COMMAND")
 
-    def command(name: str, handler: Handler, help_text: str, *, json_flag: bool = True) -> argparse.ArgumentParser:
+    def command(name: str, handler: Handler, help_text: str, *, json_flag: bool = True) -> Any:
+        if only is not None and name != only:
+            return _Unbuilt()
         cmd = sub.add_parser(name, help=help_text, description=help_text, parents=[common.global_options()])
         cmd.set_defaults(handler=handler)
         if json_flag:
@@ -352,7 +377,7 @@ def _parser() -> argparse.ArgumentParser:
     # purge, entities, mcp; get, list
     for group in (hook, ops, maintenance, serve, configure, curate, cards):
         group.add_commands(sub, command)
-    return parser
+    return parser if only is None or only in sub.choices else _parser()
 
 
 if __name__ == "__main__":
