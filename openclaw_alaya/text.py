@@ -40,7 +40,6 @@ _CJK_RANGES = (
     "\u4e00-\u9fff"  # CJK unified
     "\uf900-\ufaff"  # compatibility ideographs
 )
-_CJK_RUN = re.compile(f"[{_CJK_RANGES}]+")
 CJK_CHAR = re.compile(f"[{_CJK_RANGES}]")
 # A word: letters/digits (any script but CJK) with inner apostrophes, dots or hyphens kept
 # out; "LGBTQ+" -> "lgbtq", "don't" -> "don", "t" (the apostrophe splits, "t" is a stopword).
