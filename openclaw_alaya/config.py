@@ -18,10 +18,11 @@ from .store.fsutil import atomic_write
 
 
 class _Section(BaseModel):
-    """A config section: unknown keys are errors, and validators are built on first use, so a
-    command pays only for the sections it reads."""
+    """A config section: unknown keys are errors. Its validator is built at import, not on
+    first use (`defer_build`): every command loads the config, and a deferred section would
+    be built twice, inside `Config` and again on its own at its first `model_dump`."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True, defer_build=True)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
 
 class EmbeddingConfig(_Section):
