@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from openclaw_alaya.config import IntentWeights
+from openclaw_alaya.config import IntentWeights, RecallConfig
+from openclaw_alaya.embedding import HashEmbedder
 from openclaw_alaya.maintenance.workspace import sync
 from openclaw_alaya.models import Card
-from openclaw_alaya.recall.intent import classify, last_speaker, named_words
+from openclaw_alaya.recall.intent import classify, last_speaker, named_words, without_names
+from openclaw_alaya.recall.navigate import Recaller
 
 DEMO = Path(__file__).resolve().parents[1] / "openclaw_alaya" / "demo"
 OFF = IntentWeights(answer=0, near=0, entity=0, speaker=0)
@@ -177,3 +179,24 @@ def test_what_the_named_person_said_comes_first(memory):
     assert memory.recall(question, top_k=1).nodes[0].content.startswith("Bob")
     memory.config.recall.intent = IntentWeights(speaker=0)  # words alone: Alice's card says "harbour" twice
     assert memory.recall(question, top_k=1).nodes[0].content.startswith("Alice")
+
+
+def test_the_people_a_question_names_weigh_less_in_its_vector():
+    """Their names head nearly every card of a conversation: at full weight they pull the
+    vector search toward cards that say little but a name."""
+    question = "What did Melanie make in her pottery class?"
+    assert without_names(question) == "What did make in her pottery class?"
+    assert without_names("who is Tomás?") is None  # mostly names: the question keeps them
+    assert without_names("which package manager do we use?") is None
+
+    embedder = HashEmbedder()
+    pleasantry, answer = embedder.embed(["Glad it helped, Melanie! Thanks, Melanie.", "I made a bowl in pottery class."])
+
+    def closeness(names_in_vector: float) -> tuple[float, float]:
+        vector = Recaller(RecallConfig(names_in_vector=names_in_vector), embedder)._query_vector(question)
+        return float(vector @ pleasantry), float(vector @ answer)
+
+    (pleasant_before, answer_before), (pleasant_after, answer_after) = closeness(1.0), closeness(0.4)
+    assert pleasant_after < pleasant_before and answer_after > answer_before
+    plain = Recaller(RecallConfig(), embedder)._query_vector("who is Tomás?")
+    assert (plain == embedder.embed(["who is Tomás?"])[0]).all()

@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 
 from ..config import IntentWeights
 from ..models import ENTITY_TYPE, Card
+from ..text import content_words
 
 
 @dataclass(frozen=True)
@@ -121,6 +122,15 @@ _NAME_WORD = re.compile(r"(?<=\s)[A-Z][\w-]+")
 def named_words(question: str) -> frozenset[str]:
     """The question's capitalised words past its first (lower-cased): the people it may name."""
     return frozenset(w.lower() for w in _NAME_WORD.findall(question))
+
+
+def without_names(question: str) -> str | None:
+    """The question without the people it names (`named_words`), when at least two content
+    words are left; None when it names nobody or is mostly names ("who is Tomás?")."""
+    if not _NAME_WORD.search(question):
+        return None
+    rest = " ".join(_NAME_WORD.sub(" ", question).split())
+    return rest if len(content_words(rest)) >= 2 else None
 
 
 def last_speaker(card: Card) -> str | None:

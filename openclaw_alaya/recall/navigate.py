@@ -50,7 +50,7 @@ from ..store.vectors import VectorStore
 from ..text import estimate_tokens
 from .compact import Returned
 from .context import SESSION_NEXT, session_neighbours
-from .intent import IntentBoost
+from .intent import IntentBoost, without_names
 from .timing import TimeSignal
 
 SHARED_SCOPE = "shared"
@@ -103,7 +103,7 @@ class Recaller:
         scopes = [request.scope, SHARED_SCOPE] if request.scope else None
         when = TimeSignal(request.text, request.since, request.until, request.now, graph, self.config)
         text = when.text
-        query_vec = self._embed(text) if text else None  # None: full-text and graph only
+        query_vec = self._query_vector(text) if text else None  # None: full-text and graph only
         depth = self._depth(request)
         self._vectors: dict[str, np.ndarray] = {}  # card vectors the full-text searches returned
         self._query_sims: dict[str, float] = {}  # cosines to the query the vector search computed
@@ -137,6 +137,21 @@ class Recaller:
         explorable = self._explorable(nodes, graph, reference, index)
         avg = round(sum(n.h_distance for n in nodes) / len(nodes), 4) if nodes else 0.0
         return RecallResult(nodes=nodes, explorable=explorable, h_distance_avg=avg, forwarded=forwarded)
+
+    def _query_vector(self, text: str) -> np.ndarray | None:
+        """The question's vector, with the people it names weighing `names_in_vector` (both
+        texts embedded in one call: one request to a remote embedder)."""
+        rest = without_names(text)
+        share = self.config.names_in_vector
+        if rest is None or share >= 1:
+            return self._embed(text)
+        try:
+            whole, other = self.embedder.embed([text, rest])
+        except AlayaError:
+            return None
+        mixed = share * whole + (1 - share) * other
+        norm = float(np.linalg.norm(mixed))
+        return mixed / norm if norm else whole
 
     def _embed(self, text: str) -> np.ndarray | None:
         """The query's vector, or None when the embedder is unavailable (a remote one down):
