@@ -363,6 +363,9 @@ def test_embeddings_down_cards_pending_then_embedded_by_introspect(tmp_path):
         assert report.cards == 1 and report.pending_embedding == 1
         nodes = memory.recall("where do nightly backups go?").nodes  # full text + graph while down
         assert nodes and "alaya-backups" in nodes[0].content
+        # a question naming someone embeds two texts in one call: down, it degrades the same way
+        named = memory.recall("where do Peter's nightly backups go?").nodes
+        assert named and "alaya-backups" in named[0].content
         stub.fail_next = 0
         (memory.dirs.state / "endpoints.json").unlink()  # the minute of "down" has passed
         result = introspect.run(memory, steps=["embed-pending"])

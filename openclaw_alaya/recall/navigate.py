@@ -145,20 +145,25 @@ class Recaller:
         share = self.config.names_in_vector
         if rest is None or share >= 1:
             return self._embed(text)
-        try:
-            whole, other = self.embedder.embed([text, rest])
-        except AlayaError:
+        vectors = self._embed_all([text, rest])
+        if vectors is None:
             return None
+        whole, other = vectors
         mixed = share * whole + (1 - share) * other
         norm = float(np.linalg.norm(mixed))
         return mixed / norm if norm else whole
 
     def _embed(self, text: str) -> np.ndarray | None:
-        """The query's vector, or None when the embedder is unavailable (a remote one down):
-        recall then runs on full-text search and the graph alone (docs/architecture.md,
-        "Providers")."""
+        """One text's vector, or None when the embedder is unavailable (`_embed_all`)."""
+        vectors = self._embed_all([text])
+        return vectors[0] if vectors is not None else None
+
+    def _embed_all(self, texts: list[str]) -> list[np.ndarray] | None:
+        """The texts' vectors in one call, or None when the embedder is unavailable (a remote
+        one down): recall then runs on full-text search and the graph alone
+        (docs/architecture.md, "Providers")."""
         try:
-            return self.embedder.embed([text])[0]
+            return list(self.embedder.embed(texts))
         except AlayaError:
             return None
 
