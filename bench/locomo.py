@@ -14,6 +14,13 @@ The questions are split into two halves by a hash of conversation id and questio
 tune ranking on the `tune` half only and quote the `held` half, whose gap to `tune` is the
 generalisation check. `--half` picks which of whole / tune / held to print (default: all three);
 each row also gives evidence @1000 and answer words @1000 per category.
+
+`--ceiling` adds what the metrics allow, to tell a ranking loss from a limit of the metric:
+"gold first" walks the same returned cards with those citing an evidence turn moved ahead (a
+perfect ranking of what recall found), and "evidence in full first" takes the evidence turns'
+own text ("Speaker (date): text") before the returned cards (a perfect retriever of whole
+turns). Answer words count the gold answer's words, and many answers are inferred ("Likely
+no", a count, a word the speakers never used), so even the second stays well under 1.
 """
 
 from __future__ import annotations
@@ -38,6 +45,7 @@ ANSWER_BUDGET = 1000
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 # the whole split, the half ranking may be tuned on, and the half kept to check that it generalises
 HALVES = ("whole", "tune", "held")
+CEILINGS = ("gold_first_evidence@500", "gold_first_answer", "evidence_first_answer")
 DEFAULT_DATASET = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "locomo-dev.json"
 # A plain English stop list for the answer-words metric (the metric's, not the product's).
 STOP = set(
@@ -136,6 +144,34 @@ def summarise(scores: list[dict]) -> dict:
         "answer_words@1000_by_category": {
             CATEGORIES[c]: mean([s["answer"] for s in v]) for c, v in sorted(by_category.items())
         },
+        "ceiling": {key: mean([s[key] for s in scores]) for key in CEILINGS},
+    }
+
+
+def _day(iso: str | None) -> str:
+    """A session's date as the cards write it ("8 May 2023")."""
+    if not iso:
+        return ""
+    day = datetime.fromisoformat(iso)
+    return f"{day.day} {day:%B %Y}"
+
+
+def answer_share(answer: str, text: str) -> float:
+    """The share of the answer's content words present in the text (1 for an answer with none)."""
+    words = content_words(answer)
+    return len(words & content_words(text)) / len(words) if words else 1.0
+
+
+def ceilings(nodes, gold: set[str], answer: str, turn_text: dict[str, str]) -> dict[str, float]:
+    """The `--ceiling` figures of one question (see the module docstring)."""
+    first = sorted(nodes, key=lambda n: not any(gold & set(s.turn_ids) for s in n.sources))
+    evidence_text = [turn_text[t] for t in sorted(gold) if t in turn_text]
+    used = sum(len(t) / 4 for t in evidence_text)
+    _, rest = walk(nodes, max(0, ANSWER_BUDGET - used))
+    return {
+        "gold_first_evidence@500": len(gold & walk(first, 500)[0]) / len(gold),
+        "gold_first_answer": answer_share(answer, walk(first, ANSWER_BUDGET)[1]),
+        "evidence_first_answer": answer_share(answer, "\n".join([*evidence_text, rest])),
     }
 
 
@@ -152,6 +188,7 @@ def run(dataset: Path, top_k: int, embedder: str | None = None) -> dict:
             memory = Alaya(Path(tmp) / conv["sample_id"], config=config)
             memory.init()
             sessions = sessions_of(conv["conversation"], conv["sample_id"])
+            turn_text = {t.id: f"{t.name} ({_day(s.started_at)}): {t.content}" for s in sessions for t in s.turns}
             start = time.perf_counter()
             for session in sessions:
                 memory.ingest(session)
@@ -169,10 +206,10 @@ def run(dataset: Path, top_k: int, embedder: str | None = None) -> dict:
                 recall_seconds += time.perf_counter() - start
                 evidence = {b: len(gold & walk(nodes, b)[0]) / len(gold) for b in BUDGETS}
                 _, text = walk(nodes, ANSWER_BUDGET)
-                words = content_words(qa.get("answer", ""))
-                answer = len(words & content_words(text)) / len(words) if words else 1.0
+                answer = str(qa.get("answer", ""))
                 scores.append({"category": qa["category"], "half": half_of(conv["sample_id"], qa["question"]),
-                               "evidence": evidence, "answer": answer})
+                               "evidence": evidence, "answer": answer_share(answer, text),
+                               **ceilings(nodes, gold, answer, turn_text)})
     questions = len(scores)
     return {
         "halves": {
@@ -190,6 +227,8 @@ def main() -> int:
     parser.add_argument("--half", choices=HALVES, action="append",
                         help="which questions to report (repeatable; default: whole, tune and held)")
     parser.add_argument("--embedder", help="embedding.provider to use instead of the default (e.g. local)")
+    parser.add_argument("--ceiling", action="store_true",
+                        help="also print what a perfect ranking and a perfect retriever would score")
     args = parser.parse_args()
     if not args.dataset.exists():
         print(f"dataset not found: {args.dataset}", file=sys.stderr)
@@ -210,6 +249,12 @@ def main() -> int:
         h = r["halves"][half]
         for category, evidence in h["evidence@1000_by_category"].items():
             print(f"| {half} | {category} | {evidence:.3f} | {h['answer_words@1000_by_category'][category]:.3f} |")
+    if args.ceiling:
+        print("\n| half | gold first: evidence @500 | gold first: answer words @1000 | evidence in full first: answer words @1000 |")
+        print("|---|---|---|---|")
+        for half in halves:
+            c = r["halves"][half]["ceiling"]
+            print(f"| {half} | {c[CEILINGS[0]]:.3f} | {c[CEILINGS[1]]:.3f} | {c[CEILINGS[2]]:.3f} |")
     print(f"\ningest + distill: {r['ingest_distill_turns_per_s']:.0f} turns/s; recall: {r['recall_ms_mean']:.1f} ms mean in process")
     return 0
 
