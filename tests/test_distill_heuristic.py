@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 
 from openclaw_alaya.distill import HeuristicDistiller
+from openclaw_alaya.distill.dates import resolve_relative
 from openclaw_alaya.models import CARD_TYPES, DistillResult, Session, Turn
 
 
@@ -238,6 +241,20 @@ def test_relative_dates_resolved() -> None:
     assert c5.content.startswith("Caroline (10 May 2023): 我昨天去了杭州")
     assert "昨天 = 2023年5月9日" in c5.content and "去年 = 2022年" in c5.content
     assert c5.valid_from == "2023-05-10T08:00:00"
+
+
+def test_how_long_something_has_gone_on_says_since_when() -> None:
+    """ "Seven years now" answers "since when?" and "how long … 7 years?"; a duration that may
+    lie ahead ("moving there for two years") says nothing."""
+    day = date(2023, 8, 14)
+    assert resolve_relative("Seven years now, and I've found my muses.", day) == ["Seven years now = 7 years, since 2016"]
+    assert resolve_relative("We've been married for 5 years!", day) == ["5 years = since 2018"]
+    assert resolve_relative("I have been doing this for the past two months.", day) == ["two months = 2 months, since June 2023"]
+    assert resolve_relative("We're moving there for two years.", day) == []
+    assert resolve_relative("我学画画三年了。", day) == ["三年了 = 2020年起"]
+    card = _by_turn(_distill(Session(id="since", started_at="2023-08-14", turns=[
+        Turn(id="t1", name="Melanie", content="I've been painting for seven years and it still calms me.")])), "t1")
+    assert "[seven years = 7 years, since 2016]" in card.content
 
 
 def test_chinese_session() -> None:

@@ -138,6 +138,16 @@ _EN_REL_RE = re.compile(
     r")\b",
     re.I,
 )
+# How long something has gone on ("for seven years", "5 years now", "been two months"), which
+# says since when: only in the present perfect or with "now"/"already", since "for two years"
+# alone may lie ahead ("we're moving there for two years")
+_PERFECT = r"(?:have|has|had|'ve|’ve|'s|’s)\b[^.!?\n]{0,60}?"
+_EN_SINCE_RE = re.compile(
+    rf"(?:\b{_PERFECT}(?:\bbeen\s+|\bfor\s+)(?:(?:the\s+)?(?:past|last)\s+)?(?P<pf_n>{_NUMW})\s+(?P<pf_u>years?|months?)\b"
+    rf"|\b(?P<now_n>{_NUMW})\s+(?P<now_u>years?|months?)\s+(?:now|already|and counting)\b)",
+    re.I,
+)
+_CN_SINCE_RE = re.compile(r"(?P<n>\d{1,2}|[一两二三四五六七八九十])\s*(?P<u>年|个月)了")
 _CN_REL_RE = re.compile(
     r"(?P<cdby>大前天|前天)|(?P<cyday>昨天|昨晚|昨日)|(?P<cdat>大后天|后天)|(?P<ctmrw>明天|明日)"
     r"|(?P<cago_n>\d{1,2}|[一两二三四五六七八九十])\s*(?P<cago_u>天|个?星期|周|个月|年)前"
@@ -230,7 +240,23 @@ def resolve_relative(text: str, when: date | None) -> list[str]:
                 add(phrase, render_month(when.year, when.month))
             else:
                 add(phrase, str(when.year))
+    for m in _EN_SINCE_RE.finditer(text):
+        nw = (m.group("pf_n") or m.group("now_n")).lower()
+        n = int(nw) if nw.isdigit() else _NUM_WORDS.get(nw, 0)
+        unit = (m.group("pf_u") or m.group("now_u")).lower().rstrip("s")
+        phrase = m.group(0)[m.group(0).lower().rindex(nw):] if m.group("pf_n") else m.group(0)
+        if n <= 0:
+            continue
+        since = str(when.year - n) if unit == "year" else render_month(*add_months(when.year, when.month, -n))
+        # a number in words also in digits: "how long … 7 years?" finds "seven years now"
+        add(phrase, f"since {since}" if nw.isdigit() else f"{n} {unit}s, since {since}" if n > 1 else f"since {since}")
     if _HAS_CJK.search(text):
+        for m in _CN_SINCE_RE.finditer(text):
+            nw, unit = m.group("n"), m.group("u")
+            n = int(nw) if nw.isdigit() else _CN_NUM.get(nw, 0)
+            if n > 0:
+                y, mo = (when.year - n, None) if unit == "年" else add_months(when.year, when.month, -n)
+                add(m.group(0), f"{y}年起" if mo is None else f"{y}年{mo}月起")
         for m in _CN_REL_RE.finditer(text):
             phrase = m.group(0)
             if m.group("cdby"):
