@@ -55,3 +55,13 @@ def test_the_best_neighbour_gives_the_share_and_only_the_best_entries_give():
     # b neighbours a and c: a's share wins; d is only c's (d itself is not among the best two)
     assert session_neighbours(_Chain(), scores, parents=2, share=0.5) == {"b": (0.5, "a"), "d": (0.2, "c")}
     assert session_neighbours(_Chain(), scores, parents=0, share=0.5) == {}
+
+
+def test_the_walk_goes_on_at_a_smaller_share_and_stops_at_other_entries():
+    scores = {"a": 1.0}
+    # c is two cards from a: 1.0 × 0.5 × 0.6; d is past the reach
+    assert session_neighbours(_Chain(), scores, parents=1, share=0.5, reach=2, further=0.6) == {
+        "b": (0.5, "a"), "c": (0.3, "a")}
+    # c is an entry of its own among the best: a's walk stops there and c gives its own share
+    near = session_neighbours(_Chain(), {"a": 1.0, "c": 0.8}, parents=2, share=0.5, reach=3, further=0.6)
+    assert near == {"b": (0.5, "a"), "d": (0.4, "c")}

@@ -5,6 +5,9 @@ best entries in their session (`TEMPORAL_NEXT`, either way) gain a share of that
 score: a card that matches and sits next to another match rises, one that does not match
 joins below its neighbour. Measured on the LoCoMo tune half and on bench/ranking.py, adding the
 share beat keeping the better of the two scores and beat summing both neighbours' shares.
+The distiller writes a question/answer card and then the reply's own card, so the turn after a
+reply is often two cards along: the walk goes on past the first card at a smaller share
+(`recall.context_reach`, `context_further`).
 """
 
 from __future__ import annotations
@@ -19,16 +22,30 @@ class _Edges(Protocol):
     def neighbours(self, ids: list[str], relations: list[str] | None) -> list[tuple[str, str, str, float]]: ...
 
 
-def session_neighbours(graph: _Edges, scores: dict[str, float], parents: int,
-                       share: float) -> dict[str, tuple[float, str]]:
+def session_neighbours(graph: _Edges, scores: dict[str, float], parents: int, share: float,
+                       reach: int = 1, further: float = 0.0) -> dict[str, tuple[float, str]]:
     """Card id → (score, the entry it neighbours) for the session neighbours of the `parents`
-    best-scored cards: `share` × that entry's score, the best entry winning."""
+    best-scored cards: `share` × that entry's score for the card next to it, and × `further`
+    more for each card further along, up to `reach` cards away; the best entry winning. Past
+    the first card the walk stops at the other best entries, which give their own shares."""
     if parents <= 0 or share <= 0 or not scores:
         return {}
     best = heapq.nlargest(parents, scores, key=scores.__getitem__)
+    entries = set(best)
     found: dict[str, tuple[float, str]] = {}
-    for src, _rel, dst, _weight in graph.neighbours(best, [SESSION_NEXT]):
-        score = scores[src] * share
-        if dst not in found or score > found[dst][0]:
-            found[dst] = (score, src)
+    frontier = {cid: (scores[cid], cid) for cid in best}  # card → (score it passes on, its entry)
+    factor = share
+    for hop in range(reach):
+        reached: dict[str, tuple[float, str]] = {}
+        for src, _rel, dst, _weight in graph.neighbours(list(frontier), [SESSION_NEXT]):
+            carried, entry = frontier[src]
+            if hop and dst in entries:  # back at an entry: it gives its own share
+                continue
+            score = carried * factor
+            if score > max(found.get(dst, (0.0, ""))[0], reached.get(dst, (0.0, ""))[0]):
+                reached[dst] = (score, entry)
+        found.update(reached)
+        frontier, factor = reached, further
+        if not frontier or factor <= 0:
+            break
     return found

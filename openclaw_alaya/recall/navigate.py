@@ -7,7 +7,8 @@ Scoring, in short:
   normalised so the best possible entry scores 1;
 - session context (`context.py`): a plain query's entries also gain `context_share` of the
   score of the best entry next to them in their session, and those neighbours that are no entry
-  join at that share, reached over `TEMPORAL_NEXT` (all rescaled so the best possible is 1);
+  join at that share, reached over `TEMPORAL_NEXT`, as do the cards up to `context_reach` away
+  at × `context_further` more per card (all rescaled so the best possible is 1);
 - a card reached over an edge inherits its parent's score × `hop_decay` × edge weight ×
   how well the relation fits the question: with `relations` named, 1 for a named one and, for
   a relation whose name embeds within `rel_similarity_threshold` of a named one's (also
@@ -204,7 +205,8 @@ class Recaller:
         """The entries, each raised by the best of its neighbours in its session, and the
         neighbours of the best entries that were no entry themselves (`context.py`)."""
         scores = {cid: hit.score for cid, hit in entries.items()}
-        near = session_neighbours(graph, scores, self.config.context_parents, self.config.context_share)
+        c = self.config
+        near = session_neighbours(graph, scores, c.context_parents, c.context_share, c.context_reach, c.context_further)
         hits = dict(entries)
         for cid, (score, parent) in near.items():
             hit = hits.get(cid)
