@@ -86,8 +86,9 @@ class IntentWeights(_Section):
     answer: float = Field(0.5, ge=0, le=1)  # the card type the question asks for (a preference for "which … do we prefer")
     near: float = Field(0.1, ge=0, le=1)  # a type that often answers it too (a decision for a preference question)
     # naming the entity "tell me about X" / "what does X prefer" asks about: more than the others,
-    # since the form's own words ("tell", "about") match cards that merely mention X
-    entity: float = Field(0.5, ge=0, le=1)
+    # since the form's own words ("tell", "about") match cards that merely mention X; 1 since
+    # `rrf_k` went to 5, which spreads the first few ranks wider than 0.5 could reorder
+    entity: float = Field(1.0, ge=0, le=1)
     # a card whose last turn (the reply, for a question/answer card) a person the question names
     # said: "what did Melanie paint?" is answered by Melanie, and the cards that merely mention
     # her or where the other speaker talks about painting rank below (LoCoMo dev: 96% of the
@@ -97,10 +98,13 @@ class IntentWeights(_Section):
 
 class RecallConfig(_Section):
     top_k: int = Field(10, ge=1, le=200)
-    # Fusion settings measured on the LoCoMo dev split (bench/locomo.py): a k of 10 and a
+    # Fusion settings measured on the LoCoMo dev split (bench/locomo.py): a small k and a
     # half-weight vector arm beat 60 / 1:1, where hash vectors pull fusion below FTS alone.
+    # k 5 against 10 once the session context reached two cards (tune half): evidence @500
+    # 0.757 -> 0.765, @1000 0.873 -> 0.878, answer words 0.843 -> 0.851; bench/ranking.py
+    # hit@1 0.722 -> 0.759, MRR 0.809 -> 0.825 (k 3-4 and 6-8 no better on both).
     candidates: int = Field(100, ge=1, le=1000)
-    rrf_k: int = Field(10, ge=1)
+    rrf_k: int = Field(5, ge=1)
     fts_weight: float = Field(1.0, ge=0)
     vector_weight: float = Field(0.5, ge=0)
     # The query's vector is this share the whole question's and the rest the question's

@@ -153,8 +153,11 @@ class IntentBoost:
         self.names = names  # empty when `speaker` is 0 (`of`)
         # what the best-answering card gains, which it keeps: recall's scores stay within 0..1
         # and the intent only lowers a score, as the other penalties do (navigate._final_order)
-        self.ceiling = (1.0 + (max(weights.answer, weights.near) if intent else 0.0)
-                        + (weights.entity if self.entity else 0.0) + (weights.speaker if self.names else 0.0))
+        # the entity shape's answer, reflect's summary of the entity, gains as much as naming it
+        # does: the summary comes first, then the cards naming the entity
+        self.summary = bool(intent and self.entity and ENTITY_TYPE in intent.answers)
+        answering = max(weights.answer, weights.near, weights.entity if self.summary else 0.0) if intent else 0.0
+        self.ceiling = 1.0 + answering + (weights.entity if self.entity else 0.0) + (weights.speaker if self.names else 0.0)
 
     @classmethod
     def of(cls, question: str | None, weights: IntentWeights) -> "IntentBoost | None":
@@ -168,15 +171,18 @@ class IntentBoost:
     def factor(self, card: Card) -> float:
         """1 for a card that answers the question best, down to 1 / ceiling for one that does not."""
         intent, w = self.intent, self.weights
+        names_entity = bool(self.entity) and any(e.lower() == self.entity for e in card.entities)
         if intent is None:
             gain = 0.0
+        elif self.summary and names_entity and card.type == ENTITY_TYPE:
+            gain = max(w.answer, w.entity)
         elif card.type in intent.answers or card.kind in intent.answers or (intent.dated and card.occurred):
             gain = w.answer
         elif card.type in intent.near or card.kind in intent.near:
             gain = w.near
         else:
             gain = 0.0
-        if self.entity and any(e.lower() == self.entity for e in card.entities):
+        if names_entity:
             gain += w.entity
         if self.names and last_speaker(card) in self.names:
             gain += w.speaker
