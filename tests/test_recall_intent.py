@@ -15,7 +15,7 @@ from openclaw_alaya.config import IntentWeights, RecallConfig
 from openclaw_alaya.embedding import HashEmbedder
 from openclaw_alaya.maintenance.workspace import sync
 from openclaw_alaya.models import Card
-from openclaw_alaya.recall.intent import classify, last_speaker, named_words, without_names
+from openclaw_alaya.recall.intent import classify, last_speaker, speakers, without_names
 from openclaw_alaya.recall.navigate import Recaller
 
 DEMO = Path(__file__).resolve().parents[1] / "openclaw_alaya" / "demo"
@@ -153,9 +153,12 @@ def test_what_does_an_entity_prefer_gives_its_opinions_with_confidence_and_evide
     assert sum(_peters(nodes)) == 3  # and what else is known about Peter, above what Maria was told
 
 
-def test_the_names_a_question_names_and_who_said_a_card():
-    assert named_words("What did Melanie's kids paint with Jon?") == {"melanie", "jon"}
-    assert named_words("When did I move?") == frozenset()  # the opening word and "I" name no one
+def test_who_a_question_asks_about_and_who_said_a_card():
+    assert speakers("What did Melanie's kids paint with Jon?") == {"melanie"}  # Jon is who she painted with
+    assert speakers("What did Jon say about Gina's progress?") == {"jon"}
+    assert speakers("How do Jon and Gina both like to destress?") == {"jon", "gina"}
+    assert speakers("What LGBTQ+ events has Caroline joined?") == {"caroline"}  # an acronym is no name
+    assert speakers("When did I move?") == frozenset()  # the opening word and "I" name no one
     card = Card(id="c", title="t", content="Caroline (8 May 2023): What did you paint?\nMelanie: A sunset.",
                 created_at="x", updated_at="x")
     assert last_speaker(card) == "melanie"
@@ -177,6 +180,8 @@ def test_what_the_named_person_said_comes_first(memory):
     memory.distill()
     question = "What did Bob paint at the harbour?"
     assert memory.recall(question, top_k=1).nodes[0].content.startswith("Bob")
+    # a name further on is who it is about, not who said it
+    assert memory.recall("What did Bob say about Alice's lighthouse painting?", top_k=1).nodes[0].content.startswith("Bob")
     memory.config.recall.intent = IntentWeights(speaker=0)  # words alone: Alice's card says "harbour" twice
     assert memory.recall(question, top_k=1).nodes[0].content.startswith("Alice")
 

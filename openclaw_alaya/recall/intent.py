@@ -13,8 +13,10 @@ reflect's summary card of the entity answers (it comes first, then the entity's 
 shapes are read only from those explicit forms. A question that names a person ("what did
 Melanie paint?", "how did Jon feel …") is mostly answered by what that person said, so a card
 whose last turn (the reply, for a question/answer card) that person said gains `speaker`: the
-speaker is read from the content's `Name (date): ` line heads, and a name is a capitalised word
-past the question's first.
+speaker is read from the content's `Name (date): ` line heads. The person is the question's
+first name past its opening word, with any names joined to it ("Jon and Gina"); a name further
+on is who it is about, not who says it ("what did Jon say about Gina's store?"), and an acronym
+("LGBTQ") is no name.
 """
 
 from __future__ import annotations
@@ -117,16 +119,24 @@ def classify(question: str) -> Intent | None:
 # the question (a name: "What did Melanie paint?")
 _SPEAKER_HEAD = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2})(?: \([^)\n]*\))?: ", re.MULTILINE)
 _NAME_WORD = re.compile(r"(?<=\s)[A-Z][\w-]+")
+_PERSON = r"[A-Z][a-z][\w-]*"  # a capitalised word, not an acronym ("LGBTQ", "AWS")
+_SPEAKERS = re.compile(rf"(?<=\s){_PERSON}(?:\s*(?:,|and|&)\s*{_PERSON})*")
 
 
-def named_words(question: str) -> frozenset[str]:
-    """The question's capitalised words past its first (lower-cased): the people it may name."""
-    return frozenset(w.lower() for w in _NAME_WORD.findall(question))
+def speakers(question: str) -> frozenset[str]:
+    """The people a question asks about as who said or did it: its first name and the names
+    joined to it ("Jon and Gina"), not a name further on ("what did Jon say about Gina's
+    store?": Jon said it)."""
+    found = _SPEAKERS.search(question)
+    if not found:
+        return frozenset()
+    return frozenset(w.lower() for w in re.findall(_PERSON, found.group(0)))
 
 
 def without_names(question: str) -> str | None:
-    """The question without the people it names (`named_words`), when at least two content
-    words are left; None when it names nobody or is mostly names ("who is Tomás?")."""
+    """The question without the people it names (its capitalised words past the first), when
+    at least two content words are left; None when it names nobody or is mostly names ("who is
+    Tomás?")."""
     if not _NAME_WORD.search(question):
         return None
     rest = " ".join(_NAME_WORD.sub(" ", question).split())
@@ -165,7 +175,7 @@ class IntentBoost:
         if not question:
             return None
         intent = classify(question)
-        names = named_words(question) if weights.speaker else frozenset()
+        names = speakers(question) if weights.speaker else frozenset()
         return cls(intent, weights, names) if intent or names else None
 
     def factor(self, card: Card) -> float:
