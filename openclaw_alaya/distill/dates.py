@@ -241,15 +241,17 @@ def resolve_relative(text: str, when: date | None) -> list[str]:
             else:
                 add(phrase, str(when.year))
     for m in _EN_SINCE_RE.finditer(text):
-        nw = (m.group("pf_n") or m.group("now_n")).lower()
+        perfect = m.group("pf_n") is not None
+        nw = (m.group("pf_n") if perfect else m.group("now_n")).lower()
         n = int(nw) if nw.isdigit() else _NUM_WORDS.get(nw, 0)
-        unit = (m.group("pf_u") or m.group("now_u")).lower().rstrip("s")
-        phrase = m.group(0)[m.group(0).lower().rindex(nw):] if m.group("pf_n") else m.group(0)
         if n <= 0:
             continue
+        unit = (m.group("pf_u") if perfect else m.group("now_u")).lower().rstrip("s")
+        phrase = text[m.start("pf_n"):m.end()] if perfect else m.group(0)  # "seven years", not "I've been … for"
         since = str(when.year - n) if unit == "year" else render_month(*add_months(when.year, when.month, -n))
         # a number in words also in digits: "how long … 7 years?" finds "seven years now"
-        add(phrase, f"since {since}" if nw.isdigit() else f"{n} {unit}s, since {since}" if n > 1 else f"since {since}")
+        digits = f"{n} {unit}s, " if n > 1 and not nw.isdigit() else ""
+        add(phrase, f"{digits}since {since}")
     if _HAS_CJK.search(text):
         for m in _CN_SINCE_RE.finditer(text):
             nw, unit = m.group("n"), m.group("u")
