@@ -120,6 +120,7 @@ _NUM_WORDS = {
 _CN_NUM = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 _CN_WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 
+_CN_NUMW = r"(?:\d{1,2}|[一两二三四五六七八九十])"
 _NUMW = r"(?:\d{1,2}|a couple of|a couple|couple of|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 _WD = "|".join(WEEKDAYS)
 _WD_SHORT = "|".join(f"(?-i:{w.capitalize()})" if w in _CAPITALISED_ONLY else w
@@ -147,14 +148,33 @@ _EN_SINCE_RE = re.compile(
     rf"|\b(?P<now_n>{_NUMW})\s+(?P<now_u>years?|months?)\s+(?:now|already|and counting)\b)",
     re.I,
 )
-_CN_SINCE_RE = re.compile(r"(?P<n>\d{1,2}|[一两二三四五六七八九十])\s*(?P<u>年|个月)了")
+_CN_SINCE_RE = re.compile(rf"(?P<n>{_CN_NUMW})\s*(?P<u>年|个月)了")
 _CN_REL_RE = re.compile(
     r"(?P<cdby>大前天|前天)|(?P<cyday>昨天|昨晚|昨日)|(?P<cdat>大后天|后天)|(?P<ctmrw>明天|明日)"
-    r"|(?P<cago_n>\d{1,2}|[一两二三四五六七八九十])\s*(?P<cago_u>天|个?星期|周|个月|年)前"
+    rf"|(?P<cago_n>{_CN_NUMW})\s*(?P<cago_u>天|个?星期|周|个月|年)前"
     r"|(?P<cweek>上|下|这|本)(?:个)?(?:星期|周|礼拜)(?P<cwd>[一二三四五六日天末])?"
     r"|(?P<cmonth>上|下|这|本)个?月"
     r"|(?P<cyear>前年|去年|今年|明年|后年)"
 )
+
+
+def _count(word: str) -> int:
+    """A count in digits, English words ("seven", "a couple of") or a Chinese numeral; 0 when unknown."""
+    word = word.lower()
+    return int(word) if word.isdigit() else _NUM_WORDS.get(word, _CN_NUM.get(word, 0))
+
+
+def _back(when: date, n: int, unit: str) -> str:
+    """The year ("2018") or month ("June 2023") `n` years or months before `when`."""
+    return str(when.year - n) if unit == "year" else render_month(*add_months(when.year, when.month, -n))
+
+
+def _cn_back(when: date, n: int, unit: str) -> str:
+    """As `_back`, in Chinese: "2020年" for 年, "2023年6月" for 个月."""
+    if unit == "年":
+        return f"{when.year - n}年"
+    year, month = add_months(when.year, when.month, -n)
+    return f"{year}年{month}月"
 
 
 def resolve_relative(text: str, when: date | None) -> list[str]:
@@ -183,8 +203,7 @@ def resolve_relative(text: str, when: date | None) -> list[str]:
         elif m.group("tmrw"):
             add(phrase, render_date(when + timedelta(days=1)))
         elif m.group("ago_n"):
-            nw = m.group("ago_n").lower()
-            n = int(nw) if nw.isdigit() else _NUM_WORDS.get(nw, 0)
+            n = _count(m.group("ago_n"))
             unit = m.group("ago_u").lower().rstrip("s")
             if n <= 0:
                 continue
@@ -192,10 +211,8 @@ def resolve_relative(text: str, when: date | None) -> list[str]:
                 add(phrase, render_date(when - timedelta(days=n)))
             elif unit == "week":
                 add(phrase, "~" + render_date(when - timedelta(days=7 * n)))
-            elif unit == "month":
-                add(phrase, render_month(*add_months(when.year, when.month, -n)))
             else:
-                add(phrase, str(when.year - n))
+                add(phrase, _back(when, n, unit))
         elif m.group("rel"):
             rel, unit = m.group("rel").lower(), m.group("unit").lower()
             if rel == "past":
@@ -242,23 +259,20 @@ def resolve_relative(text: str, when: date | None) -> list[str]:
                 add(phrase, str(when.year))
     for m in _EN_SINCE_RE.finditer(text):
         perfect = m.group("pf_n") is not None
-        nw = (m.group("pf_n") if perfect else m.group("now_n")).lower()
-        n = int(nw) if nw.isdigit() else _NUM_WORDS.get(nw, 0)
+        nw = m.group("pf_n") if perfect else m.group("now_n")
+        n = _count(nw)
         if n <= 0:
             continue
         unit = (m.group("pf_u") if perfect else m.group("now_u")).lower().rstrip("s")
         phrase = text[m.start("pf_n"):m.end()] if perfect else m.group(0)  # "seven years", not "I've been … for"
-        since = str(when.year - n) if unit == "year" else render_month(*add_months(when.year, when.month, -n))
         # a number in words also in digits: "how long … 7 years?" finds "seven years now"
         digits = f"{n} {unit}s, " if n > 1 and not nw.isdigit() else ""
-        add(phrase, f"{digits}since {since}")
+        add(phrase, f"{digits}since {_back(when, n, unit)}")
     if _HAS_CJK.search(text):
         for m in _CN_SINCE_RE.finditer(text):
-            nw, unit = m.group("n"), m.group("u")
-            n = int(nw) if nw.isdigit() else _CN_NUM.get(nw, 0)
+            n = _count(m.group("n"))
             if n > 0:
-                y, mo = (when.year - n, None) if unit == "年" else add_months(when.year, when.month, -n)
-                add(m.group(0), f"{y}年起" if mo is None else f"{y}年{mo}月起")
+                add(m.group(0), _cn_back(when, n, m.group("u")) + "起")
         for m in _CN_REL_RE.finditer(text):
             phrase = m.group(0)
             if m.group("cdby"):
@@ -270,18 +284,14 @@ def resolve_relative(text: str, when: date | None) -> list[str]:
             elif m.group("ctmrw"):
                 add(phrase, render_cn(when + timedelta(days=1)))
             elif m.group("cago_n"):
-                nw = m.group("cago_n")
-                n = int(nw) if nw.isdigit() else _CN_NUM.get(nw, 0)
+                n = _count(m.group("cago_n"))
                 unit = m.group("cago_u")
                 if unit == "天":
                     add(phrase, render_cn(when - timedelta(days=n)))
                 elif unit in ("周", "星期", "个星期"):
                     add(phrase, "约" + render_cn(when - timedelta(days=7 * n)))
-                elif unit == "个月":
-                    y, mo = add_months(when.year, when.month, -n)
-                    add(phrase, f"{y}年{mo}月")
                 else:
-                    add(phrase, f"{when.year - n}年")
+                    add(phrase, _cn_back(when, n, unit))
             elif m.group("cweek"):
                 rel, wdc = m.group("cweek"), m.group("cwd")
                 sign = {"上": -1, "下": 1, "这": 0, "本": 0}[rel]
