@@ -38,6 +38,7 @@ from pathlib import Path
 
 from openclaw_alaya import Alaya
 from openclaw_alaya.config import Config
+from openclaw_alaya.distill.dates import render_date
 from openclaw_alaya.models import Session, Turn
 
 BUDGETS = (500, 1000, 2000)
@@ -150,10 +151,7 @@ def summarise(scores: list[dict]) -> dict:
 
 def _day(iso: str | None) -> str:
     """A session's date as the cards write it ("8 May 2023")."""
-    if not iso:
-        return ""
-    day = datetime.fromisoformat(iso)
-    return f"{day.day} {day:%B %Y}"
+    return render_date(datetime.fromisoformat(iso).date()) if iso else ""
 
 
 def answer_share(answer: str, text: str) -> float:
