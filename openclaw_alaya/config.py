@@ -1,7 +1,11 @@
-"""The whole configuration as one pydantic model, stored as `config.json` in the data directory.
+"""The whole configuration as one pydantic model; `config.json` in the data directory holds the
+settings chosen for it, and everything else follows this package's defaults.
 
-Unknown keys are an error (a typo must not silently fall back to a default), and every error
-names the key, e.g. `config.json: recall.rrf_k: Input should be a valid integer`.
+Only what was chosen is written, so that defaults re-tuned by a later version (recall weights,
+say) reach data directories made before it. The embedding section is written whole by
+`alaya init`: the index was built with it. Unknown keys are an error (a typo must not silently
+fall back to a default), and every error names the key, e.g.
+`config.json: recall.rrf_k: Input should be a valid integer`.
 """
 
 from __future__ import annotations
@@ -332,19 +336,33 @@ class Config(_Section):
         """Read config.json; a missing file means defaults."""
         if not path.exists():
             return cls()
-        try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ConfigError(f"{path}: not valid JSON ({exc})") from None
-        if not isinstance(raw, dict):
-            raise ConfigError(f"{path}: expected a JSON object")
+        raw = _read(path)
+        version = raw.pop(_VERSION_KEY, None)
+        if version is None and _WHOLE_DUMP_SECTIONS <= raw.keys():
+            raw = _chosen_in_whole_dump(raw)
+        elif version not in (None, CONFIG_VERSION):
+            raise ConfigError(f"{path}: written by a newer alaya (format {version!r}); upgrade openclaw-alaya")
         try:
             return cls.model_validate(raw)
         except ValidationError as exc:
             raise ConfigError(f"{path}: {_first_problem(exc)}") from None
 
+    @classmethod
+    def upgrade_file(cls, path: Path) -> None:
+        """Rewrite a format-1 config.json (every setting written out) as the settings chosen in
+        it, so that the file shows what differs from today's defaults."""
+        if path.exists() and _VERSION_KEY not in _read(path):
+            cls.load(path).save(path)
+
     def save(self, path: Path) -> None:
-        atomic_write(path, self.model_dump_json(indent=2) + "\n")
+        """Write the chosen settings (`chosen`), marked with the file format's version."""
+        data = {_VERSION_KEY: CONFIG_VERSION, **chosen(self)}
+        atomic_write(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+    def for_new_store(self) -> "Config":
+        """This configuration with its embedding section chosen whole: a later default embedder
+        must not silently differ from the one the index is built with."""
+        return self.model_copy(update={"embedding": EmbeddingConfig.model_validate(self.embedding.model_dump())})
 
     def get(self, key: str) -> Any:
         """The value at a dotted key (`recall.rrf_k`), or a whole section as a dict."""
@@ -363,16 +381,81 @@ class Config(_Section):
             value = json.loads(text)
         except ValueError:
             value = text
-        data = self.model_dump(mode="json")
+        data = chosen(self)
         *parents, last = key.split(".")
         target = data
         for part in parents:
-            target = target[part]
+            target = target.setdefault(part, {})
         target[last] = value
         try:
             return type(self).model_validate(data)
         except ValidationError as exc:
             raise ConfigError(f"config: {_first_problem(exc)}") from None
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: expected a JSON object")
+    return raw
+
+
+def chosen(model: BaseModel) -> dict[str, Any]:
+    """The settings of `model` that were given rather than defaulted, as JSON values: fields
+    read from config.json, passed in or assigned since. A section is kept when any of its
+    settings is (pydantic's `exclude_unset` would drop a section whose settings were assigned
+    after it was made from its default)."""
+    data: dict[str, Any] = {}
+    for name in type(model).model_fields:
+        value = getattr(model, name)
+        if isinstance(value, BaseModel):
+            if inner := chosen(value):
+                data[name] = inner
+        elif name in model.model_fields_set:
+            data[name] = model.model_dump(mode="json", include={name})[name]
+    return data
+
+
+CONFIG_VERSION = 2  # 1: every setting written out (no version key); 2: the chosen settings only
+_VERSION_KEY = "version"
+
+# What `alaya init` wrote before format 2: every section, each with every setting. There,
+# a setting at the default of its day is no choice, so it follows today's default.
+_WHOLE_DUMP_SECTIONS = frozenset({"embedding", "temperature", "distill", "recall", "introspect", "lock", "hook"})
+_FORMER_DEFAULTS: dict[str, list[Any]] = {
+    "recall.rrf_k": [60, 10],
+    "recall.candidates": [50],
+    "recall.vector_weight": [1.0],
+    "recall.intent.answer": [0.3],
+    "recall.intent.entity": [0.3, 0.5],
+    "provenance.trusted_tools": [["read", "write", "edit", "apply_patch", "ls", "find", "grep", "tool_search", "tool_describe"]],
+}
+
+
+def _chosen_in_whole_dump(raw: dict[str, Any]) -> dict[str, Any]:
+    """A format-1 config.json without the settings that were at the default of their day:
+    today's default or one of `_FORMER_DEFAULTS`. The embedding section stays whole (the index
+    was built with it), and an unknown key stays, to be refused by name."""
+
+    def keep(data: dict[str, Any], section: BaseModel, prefix: str) -> dict[str, Any]:
+        kept: dict[str, Any] = {}
+        for name, value in data.items():
+            if name not in type(section).model_fields:
+                kept[name] = value
+                continue
+            default = getattr(section, name)
+            if isinstance(default, BaseModel) and isinstance(value, dict):
+                if inner := keep(value, default, f"{prefix}{name}."):
+                    kept[name] = inner
+            elif value != section.model_dump(mode="json", include={name})[name] and value not in _FORMER_DEFAULTS.get(prefix + name, []):
+                kept[name] = value
+        return kept
+
+    rest = keep({name: value for name, value in raw.items() if name != "embedding"}, Config(), "")
+    return ({"embedding": raw["embedding"]} if "embedding" in raw else {}) | rest
 
 
 def _first_problem(exc: ValidationError) -> str:

@@ -169,8 +169,10 @@ class Alaya:
     def init(self) -> Path:
         """Create the data directory, config, graph schema and index. Safe to run again."""
         self.dirs.create()
-        if not self.dirs.config.exists():
-            (self._config or Config()).save(self.dirs.config)
+        if self.dirs.config.exists():
+            Config.upgrade_file(self.dirs.config)
+        else:
+            (self._config or Config()).for_new_store().save(self.dirs.config)
         rows = [{"name": name, "description": relation_description(name)} for name in CORE_RELATIONS]
         # a remote embedder: init stays offline, the names go with the first distill batch (distill/batch.py)
         remote = hasattr(self.embedder, "client")

@@ -135,12 +135,12 @@ def test_config_errors_name_the_key(tmp_path):
     data = tmp_path / "data"
     ok(alaya(data, "init"))
     config = json.loads((data / "config.json").read_text())
-    config["recall"]["topk"] = 5
+    config.setdefault("recall", {})["topk"] = 5
     (data / "config.json").write_text(json.dumps(config))
     result = alaya(data, "status")
     assert result.returncode == 1 and b"recall.topk: unknown key" in result.stderr
     config["recall"].pop("topk")
-    config["recall"]["rrf_k"] = "sixty"
+    config.setdefault("recall", {})["rrf_k"] = "sixty"
     (data / "config.json").write_text(json.dumps(config))
     result = alaya(data, "status")
     assert result.returncode == 1 and b"recall.rrf_k" in result.stderr
@@ -278,6 +278,36 @@ def test_config_get_and_set_by_dotted_key(tmp_path):
         proc = alaya(data, "config", "set", key, value)
         assert proc.returncode == 1 and message in proc.stderr.decode() and proc.stderr.decode().count("\n") == 1
     assert (data / "config.json").read_bytes() == before
+
+
+def test_config_json_holds_what_was_chosen_so_retuned_defaults_reach_older_data_dirs(tmp_path):
+    """config.json keeps the chosen settings (and the embedding the index was built with); a
+    config.json from before, with every setting written out, follows today's defaults where it
+    held the default of its day, keeps what differs, and `alaya init` rewrites it that way."""
+    from openclaw_alaya.config import Config
+
+    data = tmp_path / "data"
+    ok(alaya(data, "init"))
+    fresh = json.loads((data / "config.json").read_text())
+    assert fresh == {"version": 2, "embedding": Config().embedding.model_dump(mode="json")}
+    ok(alaya(data, "config", "set", "recall.rrf_k", "10"))  # chosen now: kept, though it once was the default
+    assert ok(alaya(data, "config", "get", "recall.rrf_k")).strip() == "10"
+
+    whole = Config().model_dump(mode="json")  # as `alaya init` wrote it before format 2
+    whole["recall"]["rrf_k"] = 10  # a former default
+    whole["recall"]["intent"]["entity"] = 0.5  # likewise
+    whole["hook"]["budget_tokens"] = 900  # never a default: a choice
+    whole["embedding"]["dimensions"] = 1024
+    (data / "config.json").write_text(json.dumps(whole))
+    got = {key: json.loads(ok(alaya(data, "config", "get", key))) for key in ("recall.rrf_k", "recall.intent.entity", "hook.budget_tokens")}
+    assert got == {"recall.rrf_k": Config().recall.rrf_k, "recall.intent.entity": Config().recall.intent.entity, "hook.budget_tokens": 900}
+    assert Config().recall.rrf_k != 10 and Config().recall.intent.entity != 0.5
+    ok(alaya(data, "init"))
+    assert json.loads((data / "config.json").read_text()) == {**fresh, "hook": {"budget_tokens": 900}}
+
+    (data / "config.json").write_text(json.dumps({"version": 3}))
+    proc = alaya(data, "status")
+    assert proc.returncode == 1 and "written by a newer alaya" in proc.stderr.decode() and proc.stderr.decode().count("\n") == 1
 
 
 def test_config_has_no_logging_section_and_an_old_one_still_loads(tmp_path):

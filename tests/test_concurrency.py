@@ -138,7 +138,7 @@ def test_a_lock_timeout_is_one_line_naming_the_directory_and_the_holder(tmp_path
     memory = Alaya(data)
     memory.init()
     config = json.loads(memory.dirs.config.read_text())
-    config["lock"]["timeout_seconds"] = 1
+    config.setdefault("lock", {})["timeout_seconds"] = 1
     memory.dirs.config.write_text(json.dumps(config))
     code = ("import sys, time\nfrom openclaw_alaya import Alaya\nm = Alaya(sys.argv[1])\n"
             "with m.lock.write('introspect consolidate'):\n    print('holding', flush=True)\n    time.sleep(60)\n")

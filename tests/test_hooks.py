@@ -223,7 +223,7 @@ def test_failed_distill_keeps_the_transcript_pending(tmp_path):
     data = tmp_path / "data"
     assert alaya(data, "init").returncode == 0
     config = json.loads((data / "config.json").read_text())
-    config["distill"]["llm_provider"] = "broken"
+    config.setdefault("distill", {})["llm_provider"] = "broken"
     (data / "config.json").write_text(json.dumps(config))
     env = {"ALAYA_PLUGINS": "alaya_test_plugin"}
     proc = alaya(data, "hook", "session-end", stdin=end_event(CONVERSATION), env=env)
@@ -236,7 +236,7 @@ def test_failed_distill_keeps_the_transcript_pending(tmp_path):
     # introspect reports the failure, then distills once the distiller is back
     failed = alaya(data, "introspect", "--json", env=env)
     assert failed.returncode == 1 and json.loads(failed.stdout)["steps"][0]["ok"] is False
-    config["distill"]["llm_provider"] = "heuristic"
+    config.setdefault("distill", {})["llm_provider"] = "heuristic"
     (data / "config.json").write_text(json.dumps(config))
     report = ok_json(alaya(data, "introspect", "--json", env=env))
     steps = {s["step"]: s for s in report["steps"]}  # the maintenance steps run in between

@@ -57,7 +57,7 @@ def _raw_off(memory):
     from openclaw_alaya import Alaya
 
     config = json.loads(memory.dirs.config.read_text())
-    config["redaction"]["redact_raw"] = False
+    config.setdefault("redaction", {})["redact_raw"] = False
     memory.dirs.config.write_text(json.dumps(config))
     return Alaya(memory.dirs.root)
 

@@ -173,7 +173,7 @@ def test_redact_raw_off_keeps_l3_but_nothing_else(tmp_path):
     mem = Alaya(data)
     mem.init()
     config = json.loads(mem.dirs.config.read_text())
-    config["redaction"]["redact_raw"] = False
+    config.setdefault("redaction", {})["redact_raw"] = False
     mem.dirs.config.write_text(json.dumps(config))
     mem = Alaya(data)
     mem.ingest(json.dumps({"session_id": "raw-1", "title": CORPUS[1][2], "turns": turns_of("raw")}).encode())
@@ -191,12 +191,12 @@ def test_injection_redacts_memories_stored_before_redaction(tmp_path):
     mem = Alaya(data)
     mem.init()
     config = json.loads(mem.dirs.config.read_text())
-    config["redaction"]["enabled"] = False
+    config.setdefault("redaction", {})["enabled"] = False
     mem.dirs.config.write_text(json.dumps(config))
     Alaya(data).ingest(json.dumps({"session_id": "old-1", "turns": turns_of("old")}).encode())
     Alaya(data).distill()
     assert leaks(derived_texts(Alaya(data)))  # stored in the clear while redaction was off
-    config["redaction"]["enabled"] = True
+    config.setdefault("redaction", {})["enabled"] = True
     mem.dirs.config.write_text(json.dumps(config))
     proc = alaya(data, "hook", "session-start", stdin=json.dumps({"prompt": PROMPT}))
     text = json.loads(proc.stdout)["prependContext"]
@@ -210,14 +210,14 @@ def test_config_extra_patterns_and_allowlist(tmp_path):
     config = json.loads(mem.dirs.config.read_text())
     internal = "ACME-" + "7F3K9Q2L8M"
     allowed = "AK" + "IA" + "EXAMPLEEXAMPLE00"
-    config["redaction"]["extra_patterns"] = [{"name": "acme token", "pattern": r"ACME-[A-Z0-9]{10}"}]
-    config["redaction"]["allowlist"] = [allowed]
+    config.setdefault("redaction", {})["extra_patterns"] = [{"name": "acme token", "pattern": r"ACME-[A-Z0-9]{10}"}]
+    config.setdefault("redaction", {})["allowlist"] = [allowed]
     mem.dirs.config.write_text(json.dumps(config))
     Alaya(data).ingest(json.dumps({"session_id": "x-1", "turns": [
         {"role": "user", "content": f"internal {internal} and docs example {allowed}"}]}).encode())
     stored = Alaya(data).raw.load("x-1").turns[0].content
     assert internal not in stored and "[REDACTED:acme-token]" in stored and allowed in stored
-    config["redaction"]["extra_patterns"] = [{"name": "bad", "pattern": "("}]
+    config.setdefault("redaction", {})["extra_patterns"] = [{"name": "bad", "pattern": "("}]
     mem.dirs.config.write_text(json.dumps(config))
     proc = alaya(data, "status")
     assert proc.returncode == 1 and b"redaction.extra_patterns.0.pattern" in proc.stderr
