@@ -311,8 +311,9 @@ class Recaller:
 
     def _take(self, ranked: Iterator[tuple[_Hit, Card]], closeness, depth, request) -> list[RecallNode]:
         """Best first, until top_k cards or the token budget is used up. A card whose source
-        turns are all cited by better-ranked cards adds nothing new and is skipped; the lines
-        of a card that better-ranked ones already returned are left out (`compact.py`)."""
+        turns are all cited by better-ranked cards adds nothing new and is skipped, unless one
+        of those returned a reply only as its opening (then it gives the rest); the lines of a
+        card that better-ranked ones already returned are left out (`compact.py`)."""
         limit = request.top_k or (self.config.candidates if request.budget else self.config.top_k)
         nodes: list[RecallNode] = []
         cited: set[tuple[str, str]] = set()
@@ -324,9 +325,13 @@ class Recaller:
                 break
             turns = {(s.session_id, t) for s in card.sources for t in s.turn_ids}
             if turns and turns <= cited:
-                continue
-            # a card sharing no turn with earlier ones repeats none of their lines
-            content = returned.without_repeats(card.content) if turns & cited else card.content
+                # what it says was returned, unless a reply was returned only as its opening
+                content = returned.continued(card.content) if turns & returned.cut_turns else None
+                if content is None:
+                    continue
+            else:
+                # a card sharing no turn with earlier ones repeats none of their lines
+                content = returned.without_repeats(card.content) if turns & cited else card.content
             cost = estimate_tokens(card.title) + estimate_tokens(content)
             if request.budget is not None and used + cost > request.budget:
                 if nodes:
@@ -337,7 +342,7 @@ class Recaller:
                     break
             used += cost
             cited |= turns
-            returned.record(content)
+            returned.record(content, turns)
             nodes.append(
                 RecallNode(
                     card_id=card.id,
