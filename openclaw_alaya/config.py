@@ -423,7 +423,9 @@ CONFIG_VERSION = 2  # 1: every setting written out (no version key); 2: the chos
 _VERSION_KEY = "version"
 
 # What `alaya init` wrote before format 2: every section, each with every setting. There,
-# a setting at the default of its day is no choice, so it follows today's default.
+# a setting at the default of its day is no choice, so it follows today's default. The former
+# defaults are every value config.py's history gave a setting before format 2 (complete: a
+# format-2 file holds no defaults, so a default changed from now on needs no entry here).
 _WHOLE_DUMP_SECTIONS = frozenset({"embedding", "temperature", "distill", "recall", "introspect", "lock", "hook"})
 _FORMER_DEFAULTS: dict[str, list[Any]] = {
     "recall.rrf_k": [60, 10],
