@@ -334,9 +334,11 @@ class Config(_Section):
     @classmethod
     def load(cls, path: Path) -> "Config":
         """Read config.json; a missing file means defaults."""
-        if not path.exists():
-            return cls()
-        raw = _read(path)
+        return cls._parse(path, _read(path)) if path.exists() else cls()
+
+    @classmethod
+    def _parse(cls, path: Path, raw: dict[str, Any]) -> "Config":
+        """config.json's object read as a configuration, whichever format wrote it."""
         version = raw.pop(_VERSION_KEY, None)
         if version is None and _WHOLE_DUMP_SECTIONS <= raw.keys():
             raw = _chosen_in_whole_dump(raw)
@@ -351,8 +353,9 @@ class Config(_Section):
     def upgrade_file(cls, path: Path) -> None:
         """Rewrite a format-1 config.json (every setting written out) as the settings chosen in
         it, so that the file shows what differs from today's defaults."""
-        if path.exists() and _VERSION_KEY not in _read(path):
-            cls.load(path).save(path)
+        raw = _read(path)
+        if _VERSION_KEY not in raw:
+            cls._parse(path, raw).save(path)
 
     def save(self, path: Path) -> None:
         """Write the chosen settings (`chosen`), marked with the file format's version."""
@@ -442,21 +445,20 @@ def _chosen_in_whole_dump(raw: dict[str, Any]) -> dict[str, Any]:
     today's default or one of `_FORMER_DEFAULTS`. The embedding section stays whole (the index
     was built with it), and an unknown key stays, to be refused by name."""
 
-    def keep(data: dict[str, Any], section: BaseModel, prefix: str) -> dict[str, Any]:
+    def keep(data: dict[str, Any], section: BaseModel, defaults: dict[str, Any], prefix: str) -> dict[str, Any]:
         kept: dict[str, Any] = {}
         for name, value in data.items():
-            if name not in type(section).model_fields:
+            if name not in defaults:
                 kept[name] = value
-                continue
-            default = getattr(section, name)
-            if isinstance(default, BaseModel) and isinstance(value, dict):
-                if inner := keep(value, default, f"{prefix}{name}."):
+            elif isinstance(getattr(section, name), BaseModel) and isinstance(value, dict):
+                if inner := keep(value, getattr(section, name), defaults[name], f"{prefix}{name}."):
                     kept[name] = inner
-            elif value != section.model_dump(mode="json", include={name})[name] and value not in _FORMER_DEFAULTS.get(prefix + name, []):
+            elif value != defaults[name] and value not in _FORMER_DEFAULTS.get(prefix + name, []):
                 kept[name] = value
         return kept
 
-    rest = keep({name: value for name, value in raw.items() if name != "embedding"}, Config(), "")
+    today = Config()
+    rest = keep({name: value for name, value in raw.items() if name != "embedding"}, today, today.model_dump(mode="json"), "")
     return ({"embedding": raw["embedding"]} if "embedding" in raw else {}) | rest
 
 
