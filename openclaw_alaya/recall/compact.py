@@ -50,11 +50,16 @@ class Returned:
         self.text += "\n" + content
         for line in content.split("\n"):
             if line.endswith("\u2026"):
-                opening = _HEAD.sub("", line).rstrip("\u2026").strip()
+                opening = _body(line)
                 if len(opening) >= MIN_REPEAT:
                     self.openings.append(opening)
                     self.cut_turns |= turns
 
     def _repeats(self, line: str) -> bool:
-        body = _HEAD.sub("", line).rstrip("…").strip()
+        body = _body(line)
         return len(body) >= MIN_REPEAT and body in self.text
+
+
+def _body(line: str) -> str:
+    """A content line's text without its `Speaker (date): ` head and any closing `…`."""
+    return _HEAD.sub("", line).rstrip("\u2026").strip()
