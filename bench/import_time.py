@@ -2,7 +2,7 @@
 
 Each row is the median (and p95) wall time of N fresh `python -c …` processes, so it includes
 the interpreter's start. `alaya --version` and the daemon client must stay light; the engine,
-the recall modules and `import lance` (Lance's reader, store/lance_reads.py) are what a cold
+the recall modules and `import lance` (Lance's reader, store/embedded/lance_reads.py) are what a cold
 `alaya recall` / `hook session-start` pay before any work; `import lancedb` is paid only by a
 process that writes L1.
 
@@ -23,10 +23,10 @@ ROWS = [
     ("CLI parser (`alaya --help`)", "import openclaw_alaya.cli.main"),
     ("engine (`from openclaw_alaya import Alaya`)", "import openclaw_alaya.engine"),
     ("recall path (engine + recall + Lance's reader)", "import openclaw_alaya.engine, openclaw_alaya.recall.navigate, "
-                                                       "openclaw_alaya.store.vectors, lance"),
+                                                       "openclaw_alaya.store.embedded.vectors, lance"),
     ("import lance", "import lance"),
     ("import kuzu", "import kuzu"),
-    ("import lancedb (with the REST client deferred)", "from openclaw_alaya.store import native; "
+    ("import lancedb (with the REST client deferred)", "from openclaw_alaya.store.embedded import native; "
                                                        "native.defer_rest_client(); import lancedb"),
     ("import lancedb (plain)", "import lancedb"),
 ]

@@ -176,7 +176,7 @@ def build_store(n: int, *, rebuild: bool = False, quiet: bool = False) -> Path:
 
     from openclaw_alaya import Alaya
     from openclaw_alaya.models import Card, index_text
-    from openclaw_alaya.store.graph import _CARD_TYPES, _SESSION_TYPES, GraphStore
+    from openclaw_alaya.store.embedded.graph import _CARD_TYPES, _SESSION_TYPES, GraphStore
 
     memory = Alaya(target)
     memory.init()

@@ -47,8 +47,8 @@ from .providers import bind, make_distiller, make_embedder
 from .store import tombstones
 from .store.datadir import DataDir, resolve_data_dir
 from .store.fsutil import append_line
-from .store.graph import GraphStore, schema_current
-from .store.index_meta import fts_current
+from .store.embedded.graph import GraphStore, schema_current
+from .store.embedded.index_meta import fts_current
 from .store.lock import StoreLock
 from .store.raw import LINKS_LOG, RawStore
 
@@ -59,8 +59,8 @@ if TYPE_CHECKING:
     from .curate.triplets import Committed
     from .embedding import Embedder
     from .models import CardPage, CardRecord
-    from .store.snapshot import GraphView, SnapshotKeeper
-    from .store.vectors import VectorStore
+    from .store.embedded.snapshot import GraphView, SnapshotKeeper
+    from .store.embedded.vectors import VectorStore
 
 _APPLY_BATCH_CARDS = 1000  # cards applied per write-lock hold when distilling a backlog (about 2 s at 10k cards)
 
@@ -95,7 +95,7 @@ class Alaya:
 
     @cached_property
     def index(self) -> "VectorStore":
-        from .store.vectors import VectorStore
+        from .store.embedded.vectors import VectorStore
 
         store = VectorStore(self.dirs.lancedb, self.embedder.id, self.embedder.dim)
         store.check_embedder()
@@ -109,8 +109,8 @@ class Alaya:
     @cached_property
     def graph_views(self) -> "SnapshotKeeper":
         """What recall reads the graph through: an in-memory snapshot once this process
-        recalls repeatedly (store/snapshot.py)."""
-        from .store.snapshot import SnapshotKeeper
+        recalls repeatedly (store/embedded/snapshot.py)."""
+        from .store.embedded.snapshot import SnapshotKeeper
 
         return SnapshotKeeper(self.dirs.graph)
 
@@ -128,7 +128,7 @@ class Alaya:
     @contextmanager
     def viewing(self, operation: str, *, timeout: float | None = None) -> Iterator["GraphView"]:
         """As `reading`, but the graph as recall reads it: the in-memory snapshot in a process
-        that recalls repeatedly (store/snapshot.py), Kuzu itself otherwise."""
+        that recalls repeatedly (store/embedded/snapshot.py), Kuzu itself otherwise."""
         self._upgrade_store()
         with self.lock.read(operation, timeout=timeout):
             with self.graph_views.view(lambda: GraphStore(self.dirs.graph, read_only=True)) as graph:
@@ -137,8 +137,8 @@ class Alaya:
     def _upgrade_store(self) -> None:
         """A store made by an earlier version is brought up to date under the write lock before
         anyone reads it, since readers write nothing: the graph gains its new columns (readers
-        open Kuzu read-only, which cannot add them; store/graph.py, `_MIGRATIONS`) and the cards'
-        full-text index is rebuilt with the current configuration (store/index_meta.py,
+        open Kuzu read-only, which cannot add them; store/embedded/graph.py, `_MIGRATIONS`) and the cards'
+        full-text index is rebuilt with the current configuration (store/embedded/index_meta.py,
         `FTS_VERSION`). The index on the first read, not the next write: until then recall
         misses words the old index dropped, and a store may be read for long before a write
         (the daemon's warm-up read takes it, off any recall's path)."""

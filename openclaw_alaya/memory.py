@@ -24,11 +24,11 @@ if TYPE_CHECKING:
     from .errors import InputError
     from .models import DistillReport, IngestResult, RecallResult, Session
     from .store.datadir import DataDir
-    from .store.graph import GraphStore
+    from .store.embedded.graph import GraphStore
     from .store.lock import StoreLock
     from .store.raw import RawStore
-    from .store.snapshot import GraphView, SnapshotKeeper
-    from .store.vectors import VectorStore
+    from .store.embedded.snapshot import GraphView, SnapshotKeeper
+    from .store.embedded.vectors import VectorStore
 
 
 class Memory(Protocol):

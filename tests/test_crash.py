@@ -14,7 +14,7 @@ from pathlib import Path
 
 from openclaw_alaya import Alaya
 from openclaw_alaya.ingest.recovery import check
-from openclaw_alaya.store.graph import GraphStore
+from openclaw_alaya.store.embedded.graph import GraphStore
 
 HERE = Path(__file__).parent
 KILLS = 22
@@ -95,7 +95,7 @@ mem.distill("victim")
 def test_kill_between_l3_and_l2_keeps_the_session(tmp_path):
     data = tmp_path / "data"
     Alaya(data).init()
-    proc = _killed_at(data, "openclaw_alaya.store.graph:GraphStore.upsert_session")
+    proc = _killed_at(data, "openclaw_alaya.store.embedded.graph:GraphStore.upsert_session")
     assert proc.returncode == -signal.SIGKILL and "ack" not in proc.stdout
     assert list((data / "journal").iterdir())  # the dead write's record
     assert cli(data, "status").returncode == 0
@@ -110,7 +110,7 @@ def test_kill_between_l3_and_l2_keeps_the_session(tmp_path):
 def test_kill_between_l2_and_l1_is_finished_by_the_next_command(tmp_path):
     data = tmp_path / "data"
     Alaya(data).init()
-    proc = _killed_at(data, "openclaw_alaya.store.vectors:VectorStore.upsert_cards")
+    proc = _killed_at(data, "openclaw_alaya.store.embedded.vectors:VectorStore.upsert_cards")
     assert proc.returncode == -signal.SIGKILL and "ack" in proc.stdout
     memory = Alaya(data)
     with GraphStore(memory.dirs.graph, read_only=True) as graph:  # look without the lock's recovery
@@ -125,7 +125,7 @@ def test_kill_between_l2_and_l1_is_finished_by_the_next_command(tmp_path):
 def test_kill_in_the_middle_of_the_graph_write_leaves_nothing_half_applied(tmp_path):
     data = tmp_path / "data"
     Alaya(data).init()
-    proc = _killed_at(data, "openclaw_alaya.store.graph:GraphStore.add_links")  # after upsert_cards
+    proc = _killed_at(data, "openclaw_alaya.store.embedded.graph:GraphStore.add_links")  # after upsert_cards
     assert proc.returncode == -signal.SIGKILL and "ack" in proc.stdout
     assert cli(data, "status").returncode == 0
     memory = Alaya(data)

@@ -11,7 +11,7 @@ import pytest
 from helpers import session_json
 
 from openclaw_alaya import Alaya, engine
-from openclaw_alaya.store.vectors import VectorStore
+from openclaw_alaya.store.embedded.vectors import VectorStore
 
 REPEATED = "We decided to keep the billing service on Postgres because the migration to Mongo failed twice."
 TOPICS = ["kafka consumer lag", "redis eviction policy", "nginx upstream timeouts", "terraform state locking"]

@@ -9,8 +9,8 @@ from datetime import timedelta
 from test_maintenance import DUP, T0, card, put
 
 from openclaw_alaya.maintenance import consolidate, forget, temperature
-from openclaw_alaya.store.graph import GraphStore
-from openclaw_alaya.store.snapshot import GraphSnapshot
+from openclaw_alaya.store.embedded.graph import GraphStore
+from openclaw_alaya.store.embedded.snapshot import GraphSnapshot
 
 
 def resolved(memory, ids: list[str]) -> dict[str, str]:

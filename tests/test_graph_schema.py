@@ -6,8 +6,8 @@ from __future__ import annotations
 import kuzu
 
 from openclaw_alaya import Alaya
-from openclaw_alaya.store.graph import GraphStore
-from openclaw_alaya.store.snapshot import GraphSnapshot
+from openclaw_alaya.store.embedded.graph import GraphStore
+from openclaw_alaya.store.embedded.snapshot import GraphSnapshot
 
 
 def downgrade(memory) -> None:
@@ -49,7 +49,7 @@ def test_an_old_store_reads_without_the_new_tables_and_gains_them_on_write(tmp_p
         assert graph.resolve_ids(["card-gone"]) == {}
         assert GraphSnapshot(graph).resolve_ids(["card-gone"]) == {}
     # a new process (the migration is remembered per file and process)
-    from openclaw_alaya.store import graph as graph_module
+    from openclaw_alaya.store.embedded import graph as graph_module
 
     graph_module._MIGRATED.clear()
     with memory.writing("test") as graph:

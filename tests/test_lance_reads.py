@@ -1,5 +1,5 @@
 """A process that only reads (a one-shot `alaya recall`, a hook with no daemon) reads L1 through
-pylance instead of LanceDB (store/lance_reads.py): `import lancedb` costs about a second. Both
+pylance instead of LanceDB (store/embedded/lance_reads.py): `import lancedb` costs about a second. Both
 must return the same rows and scores over the same files, indexed rows and rows appended since
 the index was built alike."""
 
@@ -16,7 +16,7 @@ import pytest
 from helpers import session_json
 
 from openclaw_alaya import Alaya
-from openclaw_alaya.store.lance_reads import LanceReads
+from openclaw_alaya.store.embedded.lance_reads import LanceReads
 
 DEMO = Path(__file__).resolve().parents[1] / "openclaw_alaya" / "demo"
 QUERIES = ["which graph database did we choose", "pnpm package manager", "billing service timeout",

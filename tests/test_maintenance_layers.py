@@ -11,7 +11,7 @@ from helpers import session_json
 
 from openclaw_alaya.maintenance.status import status as alaya_status
 from openclaw_alaya.models import Session, Turn
-from openclaw_alaya.store.graph import GraphStore
+from openclaw_alaya.store.embedded.graph import GraphStore
 
 
 def test_verify_reports_what_journal_check_finds(memory):

@@ -1,4 +1,4 @@
-"""Introspect's batch applied on a shadow copy of the graph (maintenance/shadow.py): used when no
+"""Introspect's batch applied on a shadow copy of the graph (store/embedded/shadow.py): used when no
 writer intervenes, given up for the in-place path when one does (and that writer's change
 stays), and a copy left by a killed run is removed and never taken for the graph."""
 
@@ -18,10 +18,10 @@ from test_maintenance import T0, cards_of, edges, indexed, put_night
 
 from openclaw_alaya import Alaya
 from openclaw_alaya.ingest.recovery import check
-from openclaw_alaya.maintenance import shadow
+from openclaw_alaya.store.embedded import shadow
 from openclaw_alaya.maintenance.introspect import run
 from openclaw_alaya.maintenance.verify import verify
-from openclaw_alaya.store.graph import GraphStore
+from openclaw_alaya.store.embedded.graph import GraphStore
 
 LATER = T0 + timedelta(days=400)
 STEPS = ["consolidate", "fold-access", "cool-down", "forget"]
@@ -141,7 +141,7 @@ def test_a_copy_left_by_a_killed_run_is_swept_and_never_used(store, caplog):
 
 
 def test_a_kill_after_the_swap_is_finished_by_the_next_command(store):
-    proc = _introspect_killed_at(store.dirs.root, "openclaw_alaya.store.vectors:VectorStore.delete_cards")
+    proc = _introspect_killed_at(store.dirs.root, "openclaw_alaya.store.embedded.vectors:VectorStore.delete_cards")
     assert proc.returncode == -signal.SIGKILL, proc.stderr[-2000:]
     memory = Alaya(store.dirs.root)
     with GraphStore(memory.dirs.graph, read_only=True) as graph:  # look without the lock's recovery

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from helpers import session_json
 
-from openclaw_alaya.store import vector_cache
-from openclaw_alaya.store.snapshot import GraphSnapshot
+from openclaw_alaya.store.embedded import vector_cache
+from openclaw_alaya.store.embedded.snapshot import GraphSnapshot
 
 ALAYA = Path(sys.executable).with_name("alaya")
 
@@ -86,7 +86,7 @@ def test_recall_sees_what_another_process_wrote(memory):
 @pytest.fixture
 def table_store(tmp_path):
     """A bare L1 index with 2,500 random 64-dimension rows in two scopes (enough for the copy)."""
-    from openclaw_alaya.store.vectors import VectorStore
+    from openclaw_alaya.store.embedded.vectors import VectorStore
 
     store = VectorStore(tmp_path / "lancedb", "test-random", 64)
     store.create()
@@ -105,7 +105,7 @@ def _add(store, rng, start: int, count: int) -> None:
 
 def _flat(store, query, scopes):
     """LanceDB's own flat search: a fresh handle's first search never uses the copy."""
-    from openclaw_alaya.store.vectors import VectorStore
+    from openclaw_alaya.store.embedded.vectors import VectorStore
 
     fresh = VectorStore(store.path, store.embedder_id, store.dim)
     return fresh.vector_search(query, 20, scopes)

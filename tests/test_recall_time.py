@@ -287,7 +287,7 @@ def test_since_and_until_keep_only_cards_dated_in_the_range(weeks):
 
 
 def test_the_in_memory_snapshot_dates_cards_as_the_graph_does(weeks):
-    from openclaw_alaya.store.snapshot import GraphSnapshot
+    from openclaw_alaya.store.embedded.snapshot import GraphSnapshot
 
     with weeks.reading("test") as graph:
         times = graph.card_times()

@@ -11,7 +11,7 @@ import pytest
 from helpers import session_json
 from lancedb.index import FTS
 
-from openclaw_alaya.store.index_meta import CARDS, FTS_VERSION, META, read_meta
+from openclaw_alaya.store.embedded.index_meta import CARDS, FTS_VERSION, META, read_meta
 
 TEXT = "My son wants a dog, so we drove to the city shelter and knocked on every door."
 

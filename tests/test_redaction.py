@@ -17,7 +17,7 @@ from openclaw_alaya.bridge.inject import Item, Section, StartRequest, build
 from openclaw_alaya.hookspecs import hookimpl
 from openclaw_alaya.plugins import get_plugin_manager
 from openclaw_alaya.redact import Redactor
-from openclaw_alaya.store.graph import GraphStore
+from openclaw_alaya.store.embedded.graph import GraphStore
 
 PROMPT = "deploy key token password secret api key bearer stripe slack github aws azure openai"
 

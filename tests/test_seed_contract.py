@@ -140,7 +140,7 @@ def test_recall_rel_follows_similar_relations(memory):
 def test_a_store_without_channel_summary_and_reason_gains_them_before_a_read(memory):
     import kuzu
 
-    from openclaw_alaya.store import graph as graph_module
+    from openclaw_alaya.store.embedded import graph as graph_module
 
     a, b = cards(memory, "The nightly export timed out", "The export query scans the whole events table")
     memory.link(a, b, "CAUSED_BY")

@@ -15,7 +15,7 @@ import pytest
 from openclaw_alaya.maintenance import workspace as ws_mod
 from openclaw_alaya.maintenance.workspace import sync
 from openclaw_alaya.models import ENTITY_TYPE
-from openclaw_alaya.store.graph import GraphStore
+from openclaw_alaya.store.embedded.graph import GraphStore
 
 MEMORY = """# Long-term memory
 

@@ -24,7 +24,7 @@ from ..store.fsutil import atomic_write
 
 if TYPE_CHECKING:
     from ..memory import Memory
-    from ..store.graph import GraphStore
+    from ..store.embedded.graph import GraphStore
 
 CACHE_VERSION = 2  # 2: recent sessions carry `ingested_at`, for the short-term window
 TOP = 8

@@ -47,7 +47,7 @@ from typing import Any
 
 from .. import __version__
 from ..errors import AlayaError
-from ..store.native import limit_malloc_arenas
+from ..store.embedded.native import limit_malloc_arenas
 from . import common
 from .main import main as run_command
 from .wire import (

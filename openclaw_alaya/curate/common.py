@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from ..distill.plan import card_id
 
 if TYPE_CHECKING:
-    from ..store.graph import GraphStore
+    from ..store.embedded.graph import GraphStore
 
 
 def session_id(kind: str, *parts: str) -> str:

@@ -18,7 +18,7 @@ from ..store.raw import CURATION_LOG
 
 if TYPE_CHECKING:
     from ..memory import Memory
-    from ..store.graph import GraphStore
+    from ..store.embedded.graph import GraphStore
 
 _TYPE = re.compile(r"[a-z][a-z0-9_-]{0,31}")
 MAX_NAME = 200

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 from ..errors import InputError, NotFoundError
 from ..models import Card, check_id, now_iso
 from ..store import tombstones
-from ..store.graph import CARD_RELATIONS, CUSTOM
+from ..store.embedded.graph import CARD_RELATIONS, CUSTOM
 
 if TYPE_CHECKING:
     from ..memory import Memory

@@ -30,7 +30,7 @@ from .common import cards_of, session_id
 
 if TYPE_CHECKING:
     from ..memory import Memory
-    from ..store.graph import GraphStore
+    from ..store.embedded.graph import GraphStore
 
 MAX_TRIPLETS = 200
 MULTI_VALUED = frozenset({

@@ -22,7 +22,7 @@ from ..models import (
     now_iso,
 )
 from ..store import tombstones
-from ..store.graph import GraphStore
+from ..store.embedded.graph import GraphStore
 from ..store.raw import RawStore
 from ..config import ProvenanceConfig
 from .deliberate import distiller_for

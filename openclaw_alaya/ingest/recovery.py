@@ -28,7 +28,7 @@ from .sessions import session_row
 
 if TYPE_CHECKING:
     from ..memory import Memory
-    from ..store.graph import GraphStore
+    from ..store.embedded.graph import GraphStore
 
 
 def recover(memory: "Memory") -> dict[str, Any]:

@@ -40,7 +40,8 @@ import numpy as np
 
 from ..models import index_row, index_text
 from ..store.raw import CURATION_LOG, log_lines
-from . import access, consolidate, forget, shadow, temperature
+from . import access, consolidate, forget, temperature
+from ..store.embedded import shadow
 from .bulk import delete_cards
 from .common import as_datetime, card_rows, iso, present_ids
 

@@ -10,7 +10,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..models import Link
-from ..store.graph import CARD_RELATIONS, CUSTOM
+from ..store.embedded.graph import CARD_RELATIONS, CUSTOM
 
 _CHUNK = 20_000
 

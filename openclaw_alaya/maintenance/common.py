@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 
 if TYPE_CHECKING:
-    from ..store.graph import GraphStore
+    from ..store.embedded.graph import GraphStore
 
 CARD_COLUMNS = [
     "id", "type", "scope", "title", "content", "importance", "created_at", "updated_at",

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..store.fsutil import atomic_write, ensure_dir
-from ..store.graph import CARD_FIELDS, card_from_row
+from ..store.embedded.graph import CARD_FIELDS, card_from_row
 from .common import card_edges
 
 if TYPE_CHECKING:

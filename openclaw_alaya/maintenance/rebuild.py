@@ -48,7 +48,7 @@ from ..models import (
 )
 from ..progress import progress
 from ..store import aside, tombstones
-from ..store.graph import GraphStore
+from ..store.embedded.graph import GraphStore
 from ..store.raw import CURATION_LOG, LINKS_LOG, RawStore, read_log
 from ..store.tombstones import TOMBSTONES
 from ..store.swap import install
@@ -98,7 +98,7 @@ class _Build:
         """Derive what L3 holds and the build does not yet (everything, the first time): new
         or grown sessions distilled from where the build left them, then the logs' new
         records replayed. False when nothing had changed."""
-        from ..store.vectors import VectorStore
+        from ..store.embedded.vectors import VectorStore
 
         now = fingerprint(self.memory)
         if now == self.seen:

@@ -61,7 +61,7 @@ def embed_all(embedder: Any, texts: list[str], what: str) -> np.ndarray:
 
 def reembed(memory: "Memory") -> dict[str, Any]:
     """Build a new L1 with the configured embedder beside the old one and swap it in."""
-    from ..store.vectors import VectorStore
+    from ..store.embedded.vectors import VectorStore
 
     memory.dirs.require()
     aside.sweep(memory.dirs.root, KIND)

@@ -59,7 +59,7 @@ def details(memory: "Memory") -> dict[str, Any]:
         types = graph.type_counts()
         provenance = graph.provenance_counts()
         relations = graph.relation_counts()
-        # a missing time is stored as "" (store/graph.py), which coalesce() would not skip
+        # a missing time is stored as "" (store/embedded/graph.py), which coalesce() would not skip
         dates = sorted((started or ingested)[:10] for started, ingested in
                        graph.query("MATCH (s:Session) RETURN s.started_at, s.ingested_at") if started or ingested)
     root = memory.dirs.root

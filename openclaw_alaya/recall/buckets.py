@@ -25,7 +25,7 @@ from .periods import aware, containing, first_moment, period_of
 if TYPE_CHECKING:
     from ..config import IntrospectConfig
     from ..memory import Memory
-    from ..store.graph import GraphStore
+    from ..store.embedded.graph import GraphStore
 
 HIGHLIGHTS = 5
 TOP_TAGS = 5

@@ -12,8 +12,8 @@ from typing import Any
 
 from ..errors import InputError, NotFoundError
 from ..models import CardPage, CardRecord, check_id
-from ..store.graph import CARD_FIELDS, GraphStore, card_from_row
-from ..store.snapshot import GraphView
+from ..store.embedded.graph import CARD_FIELDS, GraphStore, card_from_row
+from ..store.embedded.snapshot import GraphView
 from .navigate import SHARED_SCOPE
 from .periods import aware, window
 

@@ -46,8 +46,8 @@ from ..config import RecallConfig
 from ..embedding import Embedder
 from ..errors import AlayaError, NotFoundError
 from ..models import Card, Explorable, RecallNode, RecallResult, now_iso, source_of
-from ..store.snapshot import GraphView
-from ..store.vectors import VectorStore
+from ..store.embedded.snapshot import GraphView
+from ..store.embedded.vectors import VectorStore
 from ..text import estimate_tokens
 from .compact import Returned
 from .context import SESSION_NEXT, session_neighbours

@@ -25,7 +25,7 @@ from typing import Protocol, TypeVar
 
 from ..config import RecallConfig
 from ..distill.dates import ABS_DATE_RE, render_cn, render_date, resolve_relative
-from ..store.snapshot import GraphView
+from ..store.embedded.snapshot import GraphView
 from .periods import Period, aware, find_phrase, first_moment
 
 # "When did …", "when is …" and a question that opens with "when"; not "who helps her when she …"

@@ -25,12 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..store import aside
-from ..store.fsutil import FILE_MODE, fsync_dir
-from ..store.graph import GraphStore, version
+from .. import aside
+from ..fsutil import FILE_MODE, fsync_dir
+from .graph import GraphStore, version
 
 if TYPE_CHECKING:
-    from ..memory import Memory
+    from ...memory import Memory
 
 KIND = "introspect-graph"
 Identity = tuple[Any, ...]

@@ -20,9 +20,9 @@ from typing import Any, NamedTuple
 
 import kuzu
 
-from ..errors import DamagedStoreError
-from ..models import CORE_RELATIONS, INJECTABLE_ORIGINS, Card, Link, SourceRef
-from .fsutil import FILE_MODE, atomic_write
+from ...errors import DamagedStoreError
+from ...models import CORE_RELATIONS, INJECTABLE_ORIGINS, Card, Link, SourceRef
+from ..fsutil import FILE_MODE, atomic_write
 
 CARD_RELATIONS = [r for r in CORE_RELATIONS if r != "EXTRACTED_FROM"]
 CUSTOM = "CUSTOM"

@@ -20,9 +20,9 @@ from typing import Any, TypeVar
 import numpy as np
 import pyarrow as pa
 
-from ..errors import AlayaError, DamagedStoreError
-from ..text import CJK_STOPWORDS, STOPWORDS
-from .fsutil import atomic_write
+from ...errors import AlayaError, DamagedStoreError
+from ...text import CJK_STOPWORDS, STOPWORDS
+from ..fsutil import atomic_write
 from .index_meta import CARDS, FTS_VERSION, META, fts_current, read_meta
 from .lance_reads import LanceReads, version_key
 from .native import defer_rest_client

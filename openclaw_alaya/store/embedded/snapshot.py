@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ..models import Card
+from ...models import Card
 from .graph import (
     CARD_FIELDS,
     CARD_RELATIONS,
