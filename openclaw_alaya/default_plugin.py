@@ -50,6 +50,16 @@ def register_distillers(register: Any) -> None:
 
 
 @hookimpl
+def register_stores(register: Any) -> None:
+    def embedded(dirs: Any, config: Any) -> Any:
+        from .store.embedded.backend import EmbeddedBackend
+
+        return EmbeddedBackend(dirs, config)
+
+    register("embedded", embedded)
+
+
+@hookimpl
 def session_start(memory: Any, request: Any) -> Any:
     from .bridge.inject import default_sections
 

@@ -53,6 +53,8 @@ from .store.lock import StoreLock
 from .store.raw import LINKS_LOG, RawStore
 
 if TYPE_CHECKING:
+    import pluggy
+
     from .curate.forget import Forgotten
     from .distill.plan import DistillPlan
     from .curate.notes import Remembered
@@ -68,9 +70,21 @@ _APPLY_BATCH_CARDS = 1000  # cards applied per write-lock hold when distilling a
 class Alaya:
     """Long-term memory over one data directory. Cheap to construct; nothing opens until used."""
 
-    def __init__(self, data_dir: str | Path | None = None, *, config: Config | None = None) -> None:
+    def __init__(self, data_dir: str | Path | None = None, *, config: Config | None = None,
+                 hooks: "pluggy.PluginManager | None" = None) -> None:
         self.dirs = DataDir(resolve_data_dir(data_dir))
         self._config = config
+        self._hooks = hooks
+
+    @property
+    def hooks(self) -> "pluggy.PluginManager":
+        """The plugin manager this engine calls (its providers, store filters, session-start
+        sections, introspect steps): the one handed in, else the process's own."""
+        if self._hooks is None:
+            from .plugins import get_plugin_manager
+
+            self._hooks = get_plugin_manager()
+        return self._hooks
 
     # --- wiring ---------------------------------------------------------------------------
 

@@ -43,6 +43,16 @@ def register_distillers(register: Any) -> None:
 
 
 @hookspec
+def register_stores(register: Any) -> None:
+    """Make storage backends available to `storage.backend` in config (store/backends.py).
+
+    Call `register(name, factory)`; `factory(dirs, config)` returns a `store.ports.Backend`
+    for that data directory (the built-in `embedded`: Kuzu + LanceDB + file locks). A later
+    registration of the same name wins.
+    """
+
+
+@hookspec
 def store_filter(session: Any, memory: Any) -> Any:
     """Filter a session before anything of it is stored, embedded or injected (e.g. redact
     secrets). Runs on every ingest path (`Alaya.ingest`: CLI, stdin, session-end hook, API)

@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    import pluggy
+
     from .config import Config
     from .embedding import Embedder
     from .errors import InputError
@@ -38,6 +40,9 @@ class Memory(Protocol):
 
     @property
     def config(self) -> "Config": ...
+
+    @property
+    def hooks(self) -> "pluggy.PluginManager": ...
 
     @property
     def lock(self) -> "StoreLock": ...

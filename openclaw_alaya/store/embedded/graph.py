@@ -23,6 +23,8 @@ import kuzu
 from ...errors import DamagedStoreError
 from ...models import CORE_RELATIONS, INJECTABLE_ORIGINS, Card, Link, SourceRef
 from ..fsutil import FILE_MODE, atomic_write
+from .curation_queries import CurationQueries
+from .upkeep_queries import UpkeepQueries
 
 CARD_RELATIONS = [r for r in CORE_RELATIONS if r != "EXTRACTED_FROM"]
 CUSTOM = "CUSTOM"
@@ -277,7 +279,7 @@ def _bump_generation(path: Path) -> None:
         tmp.unlink(missing_ok=True)
 
 
-class GraphStore:
+class GraphStore(CurationQueries, UpkeepQueries):
     """Kuzu over `graph.kuzu`, opened on first use and closed by `close` or the end of a `with`
     block. `Memory.reading` and `Memory.writing` hand one out inside the lock, so Kuzu is only
     ever open under it, and not at all when a hold does not touch the graph."""
