@@ -93,6 +93,14 @@ class Alaya:
         return self._config or Config.load(self.dirs.config)
 
     @cached_property
+    def storage(self) -> Any:
+        """The storage backend this data directory is kept in (store/backends.py)."""
+        from .plugins import registry
+        from .store.backends import open_backend
+
+        return open_backend("embedded", registry("register_stores", self.hooks), self.dirs, self.config)
+
+    @cached_property
     def lock(self) -> StoreLock:
         from .ingest.recovery import recover
 

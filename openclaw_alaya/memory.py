@@ -45,6 +45,9 @@ class Memory(Protocol):
     def hooks(self) -> "pluggy.PluginManager": ...
 
     @property
+    def storage(self) -> Any: ...
+
+    @property
     def lock(self) -> "StoreLock": ...
 
     @property

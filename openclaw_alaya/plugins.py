@@ -44,15 +44,16 @@ def _build() -> pluggy.PluginManager:
     return pm
 
 
-def registry(hook_name: str) -> dict[str, Any]:
-    """name -> factory from a `register_*` hook; later plugins override earlier ones."""
+def registry(hook_name: str, manager: pluggy.PluginManager | None = None) -> dict[str, Any]:
+    """name -> factory from a `register_*` hook of `manager` (default: the process's);
+    later plugins override earlier ones."""
     found: dict[str, Any] = {}
 
     def register(name: str, factory: Any) -> None:
         found[name] = factory
 
     # get_hookimpls() is in registration order (pluggy calls them in reverse): later ones win.
-    impls = getattr(get_plugin_manager().hook, hook_name).get_hookimpls()
+    impls = getattr((manager or get_plugin_manager()).hook, hook_name).get_hookimpls()
     for impl in impls:
         impl.function(register)
     return found

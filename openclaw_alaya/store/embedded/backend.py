@@ -1,0 +1,20 @@
+"""The embedded backend: one data directory's Kuzu graph, LanceDB index, raw files and file
+locks, behind the storage ports (store/ports/)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ...config import Config
+    from ..datadir import DataDir
+
+
+class EmbeddedBackend:
+    """The default backend: everything in the files of one data directory."""
+
+    name = "embedded"
+
+    def __init__(self, dirs: "DataDir", config: "Config") -> None:
+        self.dirs = dirs
+        self.config = config
