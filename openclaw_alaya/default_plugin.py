@@ -1,7 +1,11 @@
 """The built-in behaviour, as a plugin like any other (docs/architecture.md, "Plugins and
-hooks"): offline providers, the session-start sections (this session, recent sessions, the
-integrated summary, relevant cards), session-end capture and the introspect steps. Heavy
-modules are imported inside the hooks that need them."""
+hooks"): offline providers, the embedded storage backend, the session-start sections (this
+session, recent sessions, the integrated summary, relevant cards), session-end capture and the
+introspect steps.
+
+The package top names it (`openclaw_alaya.builtin_plugins`) and the manager registers it first;
+nothing below imports it. It sits above the rooms it wires in, so the modules it reaches (bridge,
+maintenance, store) are imported inside the hooks that need them: loading it costs nothing."""
 
 from __future__ import annotations
 

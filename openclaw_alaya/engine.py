@@ -113,7 +113,7 @@ class Alaya:
 
     @cached_property
     def embedder(self) -> "Embedder":
-        return bind(self, make_embedder(self.config))  # a remote embedder caches in state/
+        return bind(self, make_embedder(self))  # a remote embedder caches in state/
 
     @cached_property
     def index(self) -> "VectorStore":
@@ -264,7 +264,7 @@ class Alaya:
         from .distill.plan import prepare
         from .providers import record_usage
 
-        distiller = bind(self, make_distiller(self.config))
+        distiller = bind(self, make_distiller(self))
         report = DistillReport()
         batch: list[DistillPlan] = []
         try:

@@ -3,7 +3,9 @@ and hooks").
 
 Plugins are modules or objects with functions marked `@hookimpl`, registered through the
 entry-point group `openclaw_alaya` (or `$ALAYA_PLUGINS`, a comma-separated list of module
-names). The built-in behaviour is itself a plugin: `openclaw_alaya.default_plugin`.
+names). The built-in behaviour is itself a plugin: `openclaw_alaya.default_plugin` (and
+`redaction_plugin`), named by the package top. The manager (plugins.py) is handed down to the
+code that calls the hooks as `memory.hooks`: `Alaya(dir, hooks=manager)`, else the process's.
 
     from openclaw_alaya.hookspecs import hookimpl
 
@@ -58,7 +60,7 @@ def store_filter(session: Any, memory: Any) -> Any:
     secrets). Runs on every ingest path (`Alaya.ingest`: CLI, stdin, session-end hook, API)
     and again on a session loaded from L3 for distilling.
 
-    `memory` is the `Alaya` engine (its `config`), or None. Return a changed `Session` (same
+    `memory` is the engine (a `memory.Memory`; its `config`). Return a changed `Session` (same
     id and agent) or None to leave it as it is. Filters run one after another, each on the
     previous one's output (`redact.apply_store_filters`); the built-in one is
     `openclaw_alaya.redaction_plugin`. Filters must be idempotent: stored text passes again.

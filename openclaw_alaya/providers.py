@@ -1,7 +1,7 @@
-"""The providers, embedders and distillers: pick the ones config names from those the plugins
-register (the built-in plugin registers the offline `hash` and `heuristic`), hand them the
-data directory's `state/`, degrade when an embedder is down (cards kept, listed as pending),
-and count the tokens and requests a model-backed one spends."""
+"""The providers, embedders and distillers: pick the ones config names from those the plugins of
+`memory.hooks` register (the built-in plugin registers the offline `hash` and `heuristic`), hand
+them the data directory's `state/`, degrade when an embedder is down (cards kept, listed as
+pending), and count the tokens and requests a model-backed one spends."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from .config import Config
 from .errors import AlayaError, ConfigError
 from .models import Distiller
+from .plugins import registry
 from .store.fsutil import atomic_write
 
 if TYPE_CHECKING:
@@ -24,22 +24,22 @@ PENDING_FILE = "pending_embeddings.json"
 USAGE_FILE = "llm_usage.json"
 
 
-def make_embedder(config: Config) -> "Embedder":
-    return _make("register_embedders", "embedding.provider", config.embedding.provider, config)
+def make_embedder(memory: "Memory") -> "Embedder":
+    """The embedder `embedding.provider` names, from those `memory.hooks` registers."""
+    return _make(memory, "register_embedders", "embedding.provider", memory.config.embedding.provider)
 
 
-def make_distiller(config: Config) -> Distiller:
-    return _make("register_distillers", "distill.llm_provider", config.distill.llm_provider, config)
+def make_distiller(memory: "Memory") -> Distiller:
+    """The distiller `distill.llm_provider` names, from those `memory.hooks` registers."""
+    return _make(memory, "register_distillers", "distill.llm_provider", memory.config.distill.llm_provider)
 
 
-def _make(hook: str, key: str, provider: str, config: Config):
-    from .plugins import registry
-
-    factories = registry(hook)
+def _make(memory: "Memory", hook: str, key: str, provider: str) -> Any:
+    factories = registry(hook, memory.hooks)
     if provider not in factories:
         available = ", ".join(sorted(factories)) or "none"
         raise ConfigError(f"{key}: unknown provider {provider!r} (available: {available})")
-    return factories[provider](config)
+    return factories[provider](memory.config)
 
 
 def bind(memory: "Memory", provider: Any) -> Any:

@@ -359,13 +359,12 @@ def _redact_value(value: Any, redactor: Redactor) -> tuple[Any, Counter]:
     return value, total
 
 
-def apply_store_filters(session: "Session", memory: "Memory | None" = None) -> "Session":
-    """Run every `store_filter` hook implementation in turn, each on the previous one's output
-    (pluggy's own call would hand all of them the original)."""
+def apply_store_filters(memory: "Memory", session: "Session") -> "Session":
+    """Run every `store_filter` hook implementation of `memory.hooks` in turn, each on the
+    previous one's output (pluggy's own call would hand all of them the original)."""
     from .models import Session
-    from .plugins import get_plugin_manager
 
-    hook = get_plugin_manager().hook.store_filter
+    hook = memory.hooks.hook.store_filter
     for impl in reversed(hook.get_hookimpls()):  # registration order: built-in first
         kwargs = {"session": session, "memory": memory}
         result = impl.function(**{name: kwargs[name] for name in impl.argnames})
@@ -392,7 +391,7 @@ def redact_raw(memory: "Memory") -> bool:
 def for_ingest(memory: "Memory", session: "Session") -> "Session":
     """What L3 gets: the session through the store filters, unless `redact_raw` is off (then
     the original; what is derived from it is filtered on the way, `for_derived`)."""
-    clean = apply_store_filters(session, memory)
+    clean = apply_store_filters(memory, session)
     return clean if redact_raw(memory) else session
 
 
@@ -400,7 +399,7 @@ def for_derived(memory: "Memory", session: "Session | None") -> "Session | None"
     """A session loaded from L3, made safe for distilling (a no-op when L3 is redacted)."""
     if session is None or redact_raw(memory):
         return session
-    return apply_store_filters(session, memory)
+    return apply_store_filters(memory, session)
 
 
 def clean_text(memory: "Memory", text: str | None) -> str | None:
@@ -428,7 +427,7 @@ def for_alignment(memory: "Memory", session_id: str, agent_id: str, turns: list[
 
     if not turns or not redact_raw(memory):
         return turns
-    return apply_store_filters(Session(id=session_id, agent_id=agent_id, turns=turns), memory).turns
+    return apply_store_filters(memory, Session(id=session_id, agent_id=agent_id, turns=turns)).turns
 
 
 # --- the running totals (`alaya status`) -----------------------------------------------------

@@ -1,7 +1,7 @@
 """The built-in store filter: secret redaction (redact.py), on by default.
 
-Registered by the plugin manager before third-party plugins, so their filters see redacted
-text. `redaction.enabled: false` in config.json turns it off; `alaya status` shows how many
+Named second by the package top (`openclaw_alaya.builtin_plugins`), so the plugin manager
+registers it before third-party plugins and their filters see redacted text. `redaction.enabled: false` in config.json turns it off; `alaya status` shows how many
 secrets were redacted (`state/redactions.json`, counted by `redact.record`).
 """
 
@@ -19,7 +19,7 @@ def store_filter(session: Any, memory: Any) -> Any:
         redact_session,
     )
 
-    redactor = from_config(memory.config if memory is not None else None)
+    redactor = from_config(memory.config)
     if redactor is None:
         return None
     redacted, counts = redact_session(session, redactor)

@@ -119,12 +119,10 @@ def clean(text: Any, limit: int | None = None) -> str:
 
 def build(memory: "Memory", request: StartRequest) -> str:
     """The whole injected text ("" when there is nothing to say or no budget for it)."""
-    from ..plugins import get_plugin_manager
-
     if request.budget <= 0:
         return ""
     sections: list[Section] = []
-    for result in get_plugin_manager().hook.session_start(memory=memory, request=request):
+    for result in memory.hooks.hook.session_start(memory=memory, request=request):
         for section in result if isinstance(result, list) else [result]:
             if isinstance(section, Section) and section.items:
                 sections.append(section)

@@ -129,11 +129,10 @@ class Server:
     def warm_up(self) -> None:
         """Import what requests need and open the index, under the read lock."""
         from ..bridge import inject  # noqa: F401
-        from ..plugins import get_plugin_manager
         from ..recall import navigate  # noqa: F401
 
-        get_plugin_manager()
         memory = self.memory_for(self.root)
+        memory.hooks  # the plugin manager is built now (entry points, $ALAYA_PLUGINS), not on a request
         if memory.dirs.graph.exists():
             with memory.viewing("serve warm-up"):  # reads the graph snapshot
                 index = memory.index

@@ -106,14 +106,13 @@ def cmd_session_end(args: argparse.Namespace) -> int:
     event, repaired = read_event("hook session-end")
     from ..bridge.capture import end_event
     from ..ingest.repair import warn
-    from ..plugins import get_plugin_manager
 
     memory = common.memory(args.data_dir)
     end = end_event(event, max_turn_chars=memory.config.ingest.max_turn_chars, provenance=memory.config.provenance)
     if repaired:
         warn(repaired)
     report: dict[str, Any] = {}
-    for result in reversed(get_plugin_manager().hook.session_end(memory=memory, event=end)):
+    for result in reversed(memory.hooks.hook.session_end(memory=memory, event=end)):
         if isinstance(result, dict):
             report.update(result)
     _emit(report)

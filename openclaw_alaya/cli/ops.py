@@ -51,7 +51,7 @@ def cmd_summary(args: argparse.Namespace) -> int:
 def cmd_plugins(args: argparse.Namespace) -> int:
     from ..plugins import describe
 
-    rows = describe()
+    rows = describe(common.memory(args.data_dir).hooks)
     if args.json:
         print_json(rows)
     else:

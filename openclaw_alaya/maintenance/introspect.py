@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..bridge import summary
 from ..errors import InputError
-from ..plugins import get_plugin_manager
 from .steps import DRY_RUN_STEPS, Step, using
 
 if TYPE_CHECKING:
@@ -92,7 +91,7 @@ def run(memory: "Memory", *, steps: list[str] | None = None, dry_run: bool = Fal
     `on_step` gets each step's entry as soon as the step ends (a terminal shows progress)."""
     memory.dirs.require()
     found: list[Step] = []
-    for result in get_plugin_manager().hook.introspect(memory=memory):
+    for result in memory.hooks.hook.introspect(memory=memory):
         found.extend(s for s in (result if isinstance(result, list) else [result]) if isinstance(s, Step))
     if steps:
         unknown = sorted(set(steps) - {s.name for s in found})

@@ -171,7 +171,7 @@ def _distill(memory: "Memory", graph: GraphStore, index: Any, ids: list[str], re
     from ..providers import make_distiller
 
     embedder = memory.embedder
-    distiller = make_distiller(memory.config)
+    distiller = make_distiller(memory)
     contexts = _Contexts(memory.raw.root)
     known = graph.get_sessions(ids)
     batch: list[DistillPlan] = []

@@ -367,7 +367,7 @@ def _plan(memory: "Memory", root: Path, agent_id: str, changed: dict[str, str], 
     """Outside the lock: each changed file's new version, its cards distilled and what they change."""
     from ..providers import make_distiller
 
-    distiller = make_distiller(memory.config)
+    distiller = make_distiller(memory)
     stamp = (now or datetime.now(timezone.utc)).isoformat(timespec="seconds")
     gone = tombstones.forgotten(memory.raw, "card")
     plans = []
