@@ -67,7 +67,7 @@ def test_the_batch_goes_through_a_shadow_copy_and_ends_as_in_place(store, tmp_pa
     assert [op for op, _s in store.lock.write_holds][-1] == "introspect (consolidate, fold-access, cool-down, forget)"
     assert copies(store) == [] and not (store.dirs.root / "graph.kuzu.wal").exists()
 
-    monkeypatch.setattr(shadow, "take", lambda memory: None)  # no copy: today's path, under the lock
+    monkeypatch.setattr(shadow, "take", lambda dirs, hold: None)  # no copy: today's path, under the lock
     in_place, how = introspect(other, caplog)
     assert how == "in-place"
     assert in_place == reports
@@ -158,9 +158,9 @@ def test_an_access_log_another_introspect_folded_meanwhile_counts_once(store, ca
 
     take = shadow.take
 
-    def folded_by_another_run_first(memory):
-        access.fold(memory)  # what a second introspect's fold-access does with the rotated log
-        return take(memory) if copy else None
+    def folded_by_another_run_first(dirs, hold):
+        access.fold(store)  # what a second introspect's fold-access does with the rotated log
+        return take(dirs, hold) if copy else None
 
     monkeypatch.setattr(shadow, "take", folded_by_another_run_first)
     _reports, how = introspect(store, caplog)

@@ -3,7 +3,7 @@ lock runs `recover` under the write lock before the next write, or before the ne
 a dead write's record waits, and `check` lists the same disagreements without fixing them
 (`alaya verify`, the crash tests).
 
-First, a swap of rebuilt stores cut off between its renames is finished (store/swap.py). Then
+First, a swap of rebuilt stores cut off between its renames is finished (store/ports/scratch.py). Then
 two reconciliations, in write order:
 
 1. L3 → L2 sessions: every session file without a `Session` node, and every session file
@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import DamagedStoreError
 from ..models import index_row, index_text, now_iso
-from ..store import swap
 from ..store.fsutil import append_line
 from ..store.journal import Journal, checkpoint_cut_off
 from .sessions import session_row
@@ -35,7 +34,7 @@ def recover(memory: "Memory") -> dict[str, Any]:
     """Reconcile after dead writes (the caller holds the write lock). Returns what was fixed.
     A damaged graph or index is left as it is, with the records: the command's own open of it
     names `alaya rebuild`, which derives both again from L3."""
-    swapped = swap.finish(memory.dirs.root)
+    swapped = memory.storage.scratch().roll_forward()
     if swapped:
         memory.reopen_index()  # the tables this process may have open were just replaced
     journal = Journal(memory.dirs.journal)

@@ -2,14 +2,15 @@
 layout" and "The lock protocol"), by default as one archive, `alaya-<UTC stamp>.tar.gz` (the
 seed's contract), or with `format="dir"` as a folder `alaya-<UTC stamp>/`.
 
-Copied under the shared lock, so no write is half-applied in the copy while recalls go on, into
-a hidden temporary folder; the archive is then packed from that folder with the lock released
-(compression is the slow part), written to a hidden temporary file and renamed when complete,
-so a listed backup is always whole. The work folders of rebuilds, reembeds and introspect's
-copies (store/aside.py) are left out. The archive holds one folder, `alaya-<stamp>/`, which is a
-data directory itself: `tar -xzf alaya-<stamp>.tar.gz -C DIR`, then `alaya --data-dir
-DIR/alaya-<stamp> recall …` (or move it to `~/.alaya`). Keeps the newest `backup.keep` backups,
-archives and folders counted together.
+Copied under the shared lock (the scratch port's `copy_store`, store/ports/scratch.py), so no
+write is half-applied in the copy while recalls go on, into a hidden temporary folder; the
+archive is then packed from that folder with the lock released (compression is the slow part),
+written to a hidden temporary file and renamed when complete, so a listed backup is always
+whole. Locks, sockets, other backups and what rebuilds, reembeds and introspect build aside are
+left out. The archive holds one folder, `alaya-<stamp>/`, which is a data directory itself:
+`tar -xzf alaya-<stamp>.tar.gz -C DIR`, then `alaya --data-dir DIR/alaya-<stamp> recall …` (or
+move it to `~/.alaya`). Keeps the newest `backup.keep` backups, archives and folders counted
+together.
 """
 
 from __future__ import annotations
@@ -17,14 +18,12 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import stat
 import tarfile
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
-from ..store import aside
 from ..store.fsutil import FILE_MODE, ensure_dir, fsync_dir
 
 if TYPE_CHECKING:
@@ -34,7 +33,6 @@ PREFIX = "alaya-"
 _NAME = re.compile(r"alaya-\d{8}T\d{6}Z(?:-\d+)?(?:\.tar\.gz)?")
 ARCHIVE = ".tar.gz"
 FORMATS = ("tar.gz", "dir")
-_SKIP = {".lock", "lock-holder.json", "cron.lock", "serve.lock"}
 
 
 def backup(memory: "Memory", dest: str | Path | None = None, keep: int | None = None, now: datetime | None = None,
@@ -58,18 +56,9 @@ def backup(memory: "Memory", dest: str | Path | None = None, keep: int | None = 
     final = target_dir / (name + ARCHIVE if format == "tar.gz" else name)
     staging = target_dir / f".{name}.partial"
 
-    def ignore(folder: str, names: list[str]) -> set[str]:
-        here = Path(folder).resolve()
-        skipped = {x for x in names if x in _SKIP or _special(here / x)}
-        if here == root:
-            skipped.add("backups")
-            skipped.update(x for x in names if aside.is_aside(x))  # half-built or thrown-away stores
-        skipped.update(x for x in names if (here / x).resolve() == target_dir)
-        return skipped
-
     try:
         with memory.reading("backup"):
-            shutil.copytree(root, staging, ignore=ignore, symlinks=True)
+            memory.storage.scratch().copy_store(staging, leave_out=target_dir)
         if format == "tar.gz":
             _pack(staging, name, final)
             shutil.rmtree(staging, ignore_errors=True)
@@ -107,13 +96,3 @@ def _pack(folder: Path, name: str, final: Path) -> None:
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
-
-
-def _special(path: Path) -> bool:
-    """Not a file, folder or link: the daemon's socket (copying one fails), a FIFO (reading one
-    hangs). Nothing a data directory needs to be restored."""
-    try:
-        mode = path.lstat().st_mode
-    except FileNotFoundError:
-        return False
-    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode))

@@ -18,12 +18,12 @@ Outside the lock, from one snapshot of the cards (read lock), in the order the s
 
 Then one graph transaction applies them in the same order with the steps' own re-checks (a
 merge whose cards changed meanwhile is skipped; forget re-checks eligibility on the cards as the
-earlier parts left them) — on a copy of the graph, outside the lock (shadow.py). Under the write
-lock the copy replaces the graph if no writer changed the graph meanwhile; if one did, the same
-transaction is applied to the graph itself under the lock. L1 follows in the same hold. Which
-way it went, and where the hold's time went, is logged (logger `openclaw_alaya.maintenance.batch`,
-INFO). Reports are the steps' own; a dry run does not come here (each step reports from the
-store as it is).
+earlier parts left them) — on a private copy of the graph, outside the lock (the scratch port's
+`graph_draft`, store/ports/scratch.py). Under the write lock the copy replaces the graph if no
+writer changed the graph meanwhile; if one did, the same transaction is applied to the graph
+itself under the lock. L1 follows in the same hold. Which way it went, and where the hold's time
+went, is logged (logger `openclaw_alaya.maintenance.batch`, INFO). Reports are the steps' own;
+a dry run does not come here (each step reports from the store as it is).
 """
 
 from __future__ import annotations
@@ -41,7 +41,6 @@ import numpy as np
 from ..models import index_row, index_text
 from ..store.raw import CURATION_LOG, log_lines
 from . import access, consolidate, forget, temperature
-from ..store.embedded import shadow
 from .bulk import delete_cards
 from .common import as_datetime, card_rows, iso, present_ids
 
@@ -200,13 +199,12 @@ class _Laps:
 
 
 def _apply(memory: "Memory", batch: _Batch, intro: Any, operation: str) -> _Applied:
-    """The batch applied to a copy of the graph outside the lock and swapped in under it
-    (shadow.py); applied to the graph itself under the lock when no copy could be taken or a
-    writer changed the graph meanwhile. L1 follows under the same hold either way."""
+    """The batch applied to a copy of the graph outside the lock and installed under it (the
+    scratch port's `graph_draft`); applied to the graph itself under the lock when no copy could
+    be taken or a writer changed the graph meanwhile. L1 follows under the same hold either way."""
     outside = _Laps()
-    copy = shadow.take(memory)
-    outside.lap("copy")
-    try:
+    with memory.storage.scratch().graph_draft(memory.reading("introspect (copying the graph)")) as copy:
+        outside.lap("copy")
         applied = None
         if copy is not None:
             with copy.open() as graph:
@@ -236,9 +234,6 @@ def _apply(memory: "Memory", batch: _Batch, intro: Any, operation: str) -> _Appl
                 path.unlink(missing_ok=True)
             _apply_index(memory, batch, applied)
             held.lap("L1")
-    finally:
-        if copy is not None:
-            copy.discard()
     log.info("introspect batch applied %s; write lock held for %s ms; outside it %s ms", how, held.ms, outside.ms,
              extra={"applied": how, "hold_ms": held.ms, "outside_ms": outside.ms})
     return applied

@@ -1,8 +1,8 @@
 """`alaya rebuild`: re-derive L2 (graph) and L1 (index) from L3 (docs/architecture.md, "Data
 layout").
 
-1. Outside the lock, a new graph and index are built in a work folder `.rebuild-<pid>-<ns>/`
-   (store/aside.py; the folders of killed rebuilds are removed first): every session in
+1. Outside the lock, a new graph and index are built aside (the scratch port,
+   store/ports/scratch.py; what killed rebuilds left is removed first): every session in
    `raw/sessions` distilled from its first turn (notes imported with
    `import-memex` become their cards again, workspace files their versions replayed), then the L3 logs replayed in time order —
    `raw/links.jsonl` (links made with `alaya link`) and `raw/curation.jsonl` (the resolver's
@@ -16,9 +16,8 @@ layout").
    or index is needed, so a rebuild mends a damaged or missing one.
 2. What L3 gained meanwhile (sessions captured during the build, new log records) is caught up
    the same way, from where the build left each session: a few times outside the lock, then
-   once more under the write lock, which then swaps the new `graph.kuzu` and `lancedb/` in, as
-   one step a crash cannot cut in half (store/swap.py). The old ones are deleted with the work
-   folder.
+   once more under the write lock, which then installs the new graph and index, as one step a
+   crash cannot cut in half. The old ones are thrown away.
 
 The offline distiller is deterministic and card ids are uuid5(session, key), so a rebuild
 gives back the same cards and links.
@@ -26,7 +25,6 @@ gives back the same cards and links.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -47,21 +45,21 @@ from ..models import (
     relation_description,
 )
 from ..progress import progress
-from ..store import aside, tombstones
-from ..store.embedded.graph import GraphStore
+from ..store import tombstones
 from ..store.raw import CURATION_LOG, LINKS_LOG, RawStore, read_log
 from ..store.tombstones import TOMBSTONES
-from ..store.swap import install
 from . import memex, workspace
 from .bulk import delete_cards, set_cards
 from .common import as_datetime, card_rows, iso
 
 if TYPE_CHECKING:
     from ..memory import Memory
+    from ..store.ports.scratch import StagedStores
+    from ..store.ports.upkeep import UpkeepGraph
 
 _BATCH_CARDS = 2000
 _LOOKS = 3  # catch-ups outside the lock after the first build, before the last one under it
-KIND = "rebuild"  # work folders `.rebuild-<pid>-<ns>/` (store/aside.py)
+KIND = "rebuild"  # what the stores built aside are for (store/ports/scratch.py)
 
 
 class _Contexts(RawStore):
@@ -86,11 +84,11 @@ def fingerprint(memory: "Memory") -> dict[str, tuple[int, int]]:
 
 
 class _Build:
-    """The new graph and index in a work folder, and what of L3 they were derived from, so a
-    later look at L3 derives only what changed since (`catch_up`)."""
+    """The new graph and index built aside, and what of L3 they were derived from, so a later
+    look at L3 derives only what changed since (`catch_up`)."""
 
-    def __init__(self, memory: "Memory", folder: Path, moment: Any) -> None:
-        self.memory, self.folder, self.stamp = memory, folder, iso(moment)
+    def __init__(self, memory: "Memory", stores: "StagedStores", moment: Any) -> None:
+        self.memory, self.stores, self.stamp = memory, stores, iso(moment)
         self.seen: dict[str, tuple[int, int]] | None = None  # nothing derived yet
         self.logged = {LINKS_LOG: 0, CURATION_LOG: 0}  # log records replayed so far
 
@@ -98,8 +96,6 @@ class _Build:
         """Derive what L3 holds and the build does not yet (everything, the first time): new
         or grown sessions distilled from where the build left them, then the logs' new
         records replayed. False when nothing had changed."""
-        from ..store.embedded.vectors import VectorStore
-
         now = fingerprint(self.memory)
         if now == self.seen:
             return False
@@ -107,8 +103,8 @@ class _Build:
         gone = tombstones.forgotten(self.memory.raw, "session")  # forgotten on purpose: not derived again
         changed = [Path(p).stem for p, v in now.items() if p.endswith(".json") and seen.get(p) != v and Path(p).stem not in gone]
         embedder = self.memory.embedder
-        index = VectorStore(self.folder / "lancedb", embedder.id, embedder.dim)
-        with GraphStore(self.folder / "graph.kuzu", read_only=False) as graph:
+        index = self.stores.index(embedder.id, embedder.dim)
+        with self.stores.graph() as graph:
             if self.seen is None:
                 index.create()
                 core = [{"name": n, "description": relation_description(n)} for n in CORE_RELATIONS]
@@ -120,7 +116,7 @@ class _Build:
             report["replayed"] = {k: report["replayed"].get(k, 0) + n for k, n in replayed.items()}
             if usage is not None:
                 report["usage_carried"] = _carry_usage(graph, index, usage)
-            report["cards_now"] = graph.query("MATCH (c:Card) RETURN count(c)")[0][0]
+            report["cards_now"] = graph.card_count()
         self.seen = now
         return True
 
@@ -133,16 +129,10 @@ class _Build:
             records += [{**r, "op": r.get("op", "link"), "_manual": True} for r in new] if name == LINKS_LOG else new
         return sorted(records, key=lambda r: str(r.get("ts") or ""))
 
-    def swap_in(self) -> None:
-        """Under the write lock: the new graph and index replace the old ones in one step a
-        crash cannot cut in half (store/swap.py); the old ones go into the work folder."""
-        install(self.memory.dirs.root, self.folder, ["graph.kuzu", "lancedb"], ["graph.kuzu", "graph.kuzu.wal", "lancedb"])
-
 
 def rebuild(memory: "Memory", *, now: Any = None) -> dict[str, Any]:
     """Derive L2 and L1 again from L3, whatever state they are in (docstring above)."""
     memory.dirs.require(graph=False)
-    aside.sweep(memory.dirs.root, KIND)
     report: dict[str, Any] = {"sessions": 0, "cards": 0, "links": 0, "notes": 0, "replayed": {}, "usage_carried": 0}
     try:
         with memory.reading("rebuild (usage of the old graph)") as graph:
@@ -150,22 +140,20 @@ def rebuild(memory: "Memory", *, now: Any = None) -> dict[str, Any]:
     except DamagedStoreError as exc:
         usage = {}
         report["note"] = f"usage counts not carried over: {exc}"
-    build = _Build(memory, aside.make(memory.dirs.root, KIND), as_datetime(now))
-    try:
+    with memory.storage.scratch().staged(KIND, graph=True) as stores:
+        build = _Build(memory, stores, as_datetime(now))
         build.catch_up(report, usage)  # everything, outside the lock
         for _look in range(_LOOKS):  # sessions captured meanwhile, still outside the lock
             if not build.catch_up(report):
                 break
         with memory.writing("rebuild (swap in the new graph and index)", change_graph=False):
             build.catch_up(report)  # the few captured since the last look, so a busy store still rebuilds
-            build.swap_in()
+            stores.install()
         memory.reopen_index()  # the cached L1 handle points at the old tables
         return report
-    finally:
-        shutil.rmtree(build.folder, ignore_errors=True)
 
 
-def _distill(memory: "Memory", graph: GraphStore, index: Any, ids: list[str], report: dict[str, Any], stamp: str) -> None:
+def _distill(memory: "Memory", graph: "UpkeepGraph", index: Any, ids: list[str], report: dict[str, Any], stamp: str) -> None:
     """Distill these sessions' turns that the new graph does not have yet (all of them, the
     first time); notes imported with `import-memex` become their cards again."""
     from ..providers import make_distiller
@@ -228,7 +216,7 @@ def _distill(memory: "Memory", graph: GraphStore, index: Any, ids: list[str], re
         report["links"] += len(links)
 
 
-def _apply_batch(batch: list[DistillPlan], graph: GraphStore, contexts: Any, index: Any, report: dict) -> None:
+def _apply_batch(batch: list[DistillPlan], graph: "UpkeepGraph", contexts: Any, index: Any, report: dict) -> None:
     applied, links = apply(batch, graph, contexts)
     cards = [c for p in applied for c in p.cards]
     if cards:
@@ -237,7 +225,7 @@ def _apply_batch(batch: list[DistillPlan], graph: GraphStore, contexts: Any, ind
     report["links"] += links
 
 
-def _replay(memory: "Memory", graph: GraphStore, index: Any, stamp: str, records: list[dict[str, Any]]) -> dict[str, int]:
+def _replay(memory: "Memory", graph: "UpkeepGraph", index: Any, stamp: str, records: list[dict[str, Any]]) -> dict[str, int]:
     """L3 log records in time order: manual links, then the resolver's and introspect's
     merges, links (CONTRADICTS, SIMILAR_TO), supersedes (`valid_until`) and forgets."""
     from ..distill.resolver import merged_card
@@ -310,7 +298,7 @@ def _replay(memory: "Memory", graph: GraphStore, index: Any, stamp: str, records
     return done
 
 
-def _drop_forgotten(memory: "Memory", graph: GraphStore, index: Any) -> None:
+def _drop_forgotten(memory: "Memory", graph: "UpkeepGraph", index: Any) -> None:
     """Cards forgotten on purpose that the replay brought back by another way (a card merged
     into one before it was forgotten), and the Session nodes of forgotten sessions."""
     cards = sorted(tombstones.forgotten(memory.raw, "card"))
@@ -320,11 +308,11 @@ def _drop_forgotten(memory: "Memory", graph: GraphStore, index: Any) -> None:
         index.delete_cards(present)
     sessions = sorted(tombstones.forgotten(memory.raw, "session"))
     if sessions:
-        graph.query("MATCH (s:Session) WHERE s.id IN $ids DETACH DELETE s", {"ids": sessions})
+        graph.delete_sessions(sessions)
 
 
-def _carry_usage(graph: GraphStore, index: Any, usage: dict[str, Any]) -> int:
-    present = {r[0] for r in graph.query("MATCH (c:Card) RETURN c.id")}
+def _carry_usage(graph: "UpkeepGraph", index: Any, usage: dict[str, Any]) -> int:
+    present = graph.all_card_ids()
     rows = [
         {"id": cid, "n": u.access_count, "seen": u.last_accessed, "created": u.created_at,
          "t": u.temperature, "tier": u.tier}

@@ -3,10 +3,10 @@ embedder.
 
 `alaya reembed` rebuilds the whole index when the embedder changed (another model, another
 dimension, hash → openai): every card's index text is embedded again (no lock; the embedder's
-cache makes an interrupted run cheap to resume), a new `lancedb/` is built beside the old one
-in a work folder `.reembed-<pid>-<ns>/` (store/aside.py), and under the write lock it is
-swapped in (store/swap.py: a crash cannot leave no index) if the cards did not change meanwhile (else it is
-built again, up to three times). COLD cards have no L1 row and get none.
+cache makes an interrupted run cheap to resume), a new index is built beside the old one (the
+scratch port, store/ports/scratch.py), and under the write lock it is installed (a crash cannot
+leave no index) if the cards did not change meanwhile (else it is built again, up to three
+times). COLD cards have no L1 row and get none.
 
 `embed-pending` embeds the cards that were stored while the embedder was down
 (`state/pending_embeddings.json`) and relation names that have no embedding yet.
@@ -14,7 +14,6 @@ built again, up to three times). COLD cards have no L1 row and get none.
 
 from __future__ import annotations
 
-import shutil
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -24,27 +23,20 @@ from ..errors import AlayaError
 from ..models import CORE_RELATIONS, index_row, index_text, relation_description
 from ..progress import progress
 from ..providers import read_pending, write_pending
-from ..store import aside
-from ..store.swap import install
 from .steps import Step
 
 if TYPE_CHECKING:
     from ..memory import Memory
 
 _ATTEMPTS = 3
-KIND = "reembed"  # work folders `.reembed-<pid>-<ns>/` (store/aside.py)
+KIND = "reembed"  # what the index built aside is for (store/ports/scratch.py)
 _CHUNK = 1000  # texts per embed() call (the embedder batches and parallelises inside)
-
-
-def _indexed_ids(graph: Any) -> list[str]:
-    """Ids of the cards that belong in L1 (not COLD), sorted."""
-    return [r[0] for r in graph.query("MATCH (c:Card) WHERE c.tier IS NULL OR c.tier <> 'COLD' RETURN c.id ORDER BY c.id")]
 
 
 def _indexed_cards(memory: "Memory") -> tuple[list[Any], list[str]]:
     """Cards that belong in L1 (not COLD) and every relation name in use (read lock)."""
     with memory.reading("reembed (reading cards)") as graph:
-        ids = _indexed_ids(graph)
+        ids = graph.l1_card_ids()
         cards = graph.get_cards(ids)
         names = sorted(set(CORE_RELATIONS) | set(graph.relation_counts()))
     return [cards[i] for i in ids if i in cards], names
@@ -61,10 +53,8 @@ def embed_all(embedder: Any, texts: list[str], what: str) -> np.ndarray:
 
 def reembed(memory: "Memory") -> dict[str, Any]:
     """Build a new L1 with the configured embedder beside the old one and swap it in."""
-    from ..store.embedded.vectors import VectorStore
-
     memory.dirs.require()
-    aside.sweep(memory.dirs.root, KIND)
+    scratch = memory.storage.scratch()
     embedder = memory.embedder
     started = time.monotonic()
     for _attempt in range(_ATTEMPTS):
@@ -72,9 +62,8 @@ def reembed(memory: "Memory") -> dict[str, Any]:
         vectors = embed_all(embedder, [index_text(c) for c in cards], "cards")
         rel_rows = [{"name": n, "description": relation_description(n)} for n in names]
         rel_vectors = embedder.embed([r["description"] for r in rel_rows])
-        work = aside.make(memory.dirs.root, KIND)
-        try:
-            index = VectorStore(work / "lancedb", embedder.id, embedder.dim)
+        with scratch.staged(KIND, graph=False) as stores:
+            index = stores.index(embedder.id, embedder.dim)
             index.create()
             for start in range(0, len(cards), 5000):
                 chunk = cards[start : start + 5000]
@@ -82,16 +71,14 @@ def reembed(memory: "Memory") -> dict[str, Any]:
             index.upsert_relations(rel_rows, rel_vectors)
             with memory.writing("reembed (swap in the new index)", change_graph=False) as graph:
                 with graph:
-                    now = _indexed_ids(graph)
+                    now = graph.l1_card_ids()
                 if now != [c.id for c in cards]:
                     continue  # cards changed while embedding: embed again (cached texts are free)
-                install(memory.dirs.root, work, ["lancedb"], ["lancedb"])
+                stores.install()
                 write_pending(memory, [])
             memory.reopen_index()
             return {"embedder": embedder.id, "dim": embedder.dim, "cards": len(cards), "relations": len(rel_rows),
                     "seconds": round(time.monotonic() - started, 2)}
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
     raise AlayaError(f"{memory.dirs.root}: cards kept changing during reembed; try again when it is quieter")
 
 

@@ -46,7 +46,7 @@ class DataDir:
 
     @property
     def swap(self) -> Path:
-        """The record of a swap of rebuilt stores in progress (store/swap.py)."""
+        """The record of a swap of rebuilt stores in progress (store/embedded/swap.py)."""
         return self.root / "swap.json"
 
     @property
@@ -75,7 +75,7 @@ class DataDir:
     def require(self, *, graph: bool = True) -> None:
         """Fail with a hint, not a Kuzu stack trace, when `alaya init` has not run, or (with
         `graph`) when the graph is gone; a swap cut off between its renames is not a missing
-        graph: the lock finishes it first (store/swap.py). Refuse a directory another user
+        graph: the lock finishes it first (store/embedded/swap.py). Refuse a directory another user
         could change (store/trust.py)."""
         if not self.initialized():
             raise NotInitializedError(f"{self.root}: no memory store here; run `alaya init` first")

@@ -35,8 +35,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import swap
 from .datadir import DataDir
+from .embedded import swap
 from .fsutil import atomic_write
 
 
@@ -82,7 +82,7 @@ class Journal:
 
 def needs_recovery(root: Path) -> bool:
     """Cheap (one directory listing, two stats): a dead write's record, a swap of rebuilt
-    stores cut off between its renames (store/swap.py), or a Kuzu checkpoint that was cut off
+    stores cut off between its renames (store/embedded/swap.py), or a Kuzu checkpoint that was cut off
     (a read-only open cannot replay it)."""
     return bool(Journal.of(root).pending()) or swap.pending(root) or checkpoint_cut_off(root)
 

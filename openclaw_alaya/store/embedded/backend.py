@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ...config import Config
     from ..datadir import DataDir
+    from .scratch import EmbeddedScratch
 
 
 class EmbeddedBackend:
@@ -18,3 +19,9 @@ class EmbeddedBackend:
     def __init__(self, dirs: "DataDir", config: "Config") -> None:
         self.dirs = dirs
         self.config = config
+
+    def scratch(self) -> "EmbeddedScratch":
+        """Work folders, swaps and copies beside the stores (store/ports/scratch.py)."""
+        from .scratch import EmbeddedScratch
+
+        return EmbeddedScratch(self.dirs)

@@ -1,4 +1,5 @@
-"""Introspect's batch applied to a copy of the graph, outside the lock (batch.py).
+"""Introspect's batch applied to a copy of the graph, outside the lock (maintenance/batch.py,
+through the scratch port: store/ports/scratch.py, store/embedded/scratch.py).
 
 Applying a night's maintenance to 10,000 cards, and Kuzu's checkpoint when the database closes,
 take hundreds of milliseconds: on a copy, that time passes while other processes read and write
@@ -11,7 +12,7 @@ as usual, and the write lock is held only to swap the copy in (a rename) and wri
   inode, size and file times, and no WAL. Otherwise a writer came in
   between, and batch.py applies the batch to the graph itself, under the lock, as it would
   without a copy (the copy is thrown away: the writer's change is never lost).
-- The copy lives in a work folder `.introspect-graph-<pid>-<ns>/` (store/aside.py): the same
+- The copy lives in a work folder `.introspect-graph-<pid>-<ns>/` (aside.py): the same
   filesystem, so the swap is one atomic rename, and a folder of its own, so Kuzu's sidecar
   files for the copy (`.wal`, `.shadow`) are never taken for the graph's. A process that dies
   leaves its folder behind; the next copy removes the folders of processes that are gone.
@@ -21,16 +22,17 @@ from __future__ import annotations
 
 import os
 import shutil
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import aside
 from ..fsutil import FILE_MODE, fsync_dir
+from . import aside
 from .graph import GraphStore, version
 
 if TYPE_CHECKING:
-    from ...memory import Memory
+    from ..datadir import DataDir
 
 KIND = "introspect-graph"
 Identity = tuple[Any, ...]
@@ -79,12 +81,13 @@ class Copy:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def take(memory: "Memory") -> Copy | None:
-    """A copy of the graph taken under a read-lock hold of its own; None when it cannot be
-    copied now (a WAL waits, or the disk refuses): the batch is then applied in place."""
-    root, graph = memory.dirs.root, memory.dirs.graph
+def take(dirs: "DataDir", hold: AbstractContextManager[Any]) -> Copy | None:
+    """A copy of the graph taken inside `hold` (the caller's read-lock hold of its own, entered
+    here); None when it cannot be copied now (a WAL waits, or the disk refuses): the batch is
+    then applied in place."""
+    root, graph = dirs.root, dirs.graph
     aside.sweep(root, KIND)
-    with memory.reading("introspect (copying the graph)"):
+    with hold:
         base = identity(graph)
         if base is None:
             return None

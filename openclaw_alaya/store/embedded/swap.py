@@ -19,8 +19,8 @@ import os
 import shutil
 from pathlib import Path
 
-from .datadir import DataDir
-from .fsutil import DIR_MODE, atomic_write, fsync_dir
+from ..datadir import DataDir
+from ..fsutil import DIR_MODE, atomic_write, fsync_dir
 
 
 def install(root: Path, folder: Path, new: list[str], old: list[str]) -> None:

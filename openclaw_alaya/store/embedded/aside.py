@@ -15,7 +15,7 @@ import shutil
 import time
 from pathlib import Path
 
-from .fsutil import DIR_MODE
+from ..fsutil import DIR_MODE
 
 _NAME = re.compile(r"^\.[a-z][a-z-]*?-(\d+)-\d+$")
 
