@@ -54,14 +54,13 @@ def status(memory: "Memory") -> dict[str, Any]:
 def details(memory: "Memory") -> dict[str, Any]:
     """Tiers, temperatures, per-layer counts and sizes."""
     with memory.reading("status (tiers)") as graph:
-        tiers = dict(graph.query("MATCH (c:Card) RETURN c.tier, count(*)"))
-        temps = [r[0] for r in graph.query("MATCH (c:Card) RETURN c.temperature") if r[0] is not None]
+        tiers = graph.tier_counts()
+        temps = graph.temperatures()
         types = graph.type_counts()
         provenance = graph.provenance_counts()
         relations = graph.relation_counts()
-        # a missing time is stored as "" (store/embedded/graph.py), which coalesce() would not skip
-        dates = sorted((started or ingested)[:10] for started, ingested in
-                       graph.query("MATCH (s:Session) RETURN s.started_at, s.ingested_at") if started or ingested)
+        # a missing time may read as "", which coalesce() would not skip
+        dates = sorted((started or ingested)[:10] for started, ingested in graph.session_times() if started or ingested)
     root = memory.dirs.root
     raw_sessions = memory.raw.session_ids()
     contexts = len(list(memory.raw.contexts_dir.glob("*.json"))) if memory.raw.contexts_dir.is_dir() else 0
