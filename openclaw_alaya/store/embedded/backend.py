@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .footprint import footprint
+
 if TYPE_CHECKING:
     from ...config import Config
     from ..datadir import DataDir
+    from ..ports.upkeep import StorageBytes
 
 
 class EmbeddedBackend:
@@ -18,3 +21,7 @@ class EmbeddedBackend:
     def __init__(self, dirs: "DataDir", config: "Config") -> None:
         self.dirs = dirs
         self.config = config
+
+    def footprint(self) -> "StorageBytes":
+        """The bytes each layer's files take (store/ports/upkeep.py, `Footprint`)."""
+        return footprint(self.dirs)

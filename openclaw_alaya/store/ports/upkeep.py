@@ -1,5 +1,6 @@
 """The card graph's upkeep operations: what maintenance reads and rewrites in bulk
-(docs/architecture.md, "Storage backends"; the steps in "Cards, relations, temperature")."""
+(docs/architecture.md, "Storage backends"; the steps in "Cards, relations, temperature"), and
+what `alaya status` asks a backend about its size on disk."""
 
 from __future__ import annotations
 
@@ -51,6 +52,24 @@ class CardProvenance(NamedTuple):
     title: str | None
     created_at: str | None
     cited: frozenset[str] | None
+
+
+class StorageBytes(NamedTuple):
+    """Bytes a backend keeps: per layer, its own state (`state/`), and everything together."""
+
+    l1: int
+    l2: int
+    l3: int
+    state: int
+    total: int
+
+
+class Footprint(Protocol):
+    """What a backend answers about its size (status's "layers"); part of the backend."""
+
+    def footprint(self) -> StorageBytes:
+        """The bytes each layer takes now."""
+        ...
 
 
 class UpkeepGraph(Protocol):
