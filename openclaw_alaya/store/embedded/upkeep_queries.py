@@ -53,7 +53,8 @@ class UpkeepQueries:
         return {r[0] for r in self._rows("LOAD FROM $rows MATCH (c:Card {id: want}) RETURN c.id",
                                          {"rows": bulk.id_table(ids)})}
 
-    def card_edges(self, ids: list[str] | None = None, *, reasons: dict[Any, str] | None = None) -> list[CardEdge]:
+    def card_edges(self, ids: list[str] | None = None, *,
+                   reasons: dict[tuple[str, str, str], str] | None = None) -> list[CardEdge]:
         ret = "RETURN a.id, label(e), e.type, b.id, e.weight, e.created_at, e.reason"
         if ids is None:
             rows = self._rows(f"MATCH (a:Card)-[e]->(b:Card) {ret}")

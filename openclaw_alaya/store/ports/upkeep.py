@@ -86,7 +86,8 @@ class UpkeepGraph(Protocol):
         """Those of `ids` that are cards (not removed meanwhile by a merge or forget)."""
         ...
 
-    def card_edges(self, ids: list[str] | None = None, *, reasons: dict[Any, str] | None = None) -> list[CardEdge]:
+    def card_edges(self, ids: list[str] | None = None, *,
+                   reasons: dict[tuple[str, str, str], str] | None = None) -> list[CardEdge]:
         """Card → card edges, all or those touching `ids`; `reasons`, when given, gets
         (src, relation name, dst) → the edge's reason, for those with one."""
         ...
