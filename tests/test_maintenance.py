@@ -14,7 +14,7 @@ import pytest
 from helpers import session_json
 
 from openclaw_alaya.maintenance import access, consolidate, forget, temperature
-from openclaw_alaya.maintenance.common import card_edges, iso
+from openclaw_alaya.maintenance.common import iso
 from openclaw_alaya.maintenance.status import status as alaya_status
 from openclaw_alaya.models import (
     Card,
@@ -55,7 +55,7 @@ def put(memory, cards: list[Card], links: list[Link] = ()) -> None:
 
 def edges(memory) -> set[tuple[str, str, str]]:
     with memory.reading("test") as graph:
-        return {(s, r, d) for s, r, d, _w, _c in card_edges(graph)}
+        return {(s, r, d) for s, r, d, _w, _c in graph.card_edges()}
 
 
 def cards_of(memory) -> dict[str, Card]:

@@ -126,7 +126,7 @@ run(Alaya(sys.argv[1]), now=datetime.fromisoformat(sys.argv[2]), steps={STEPS!r}
 def test_a_copy_left_by_a_killed_run_is_swept_and_never_used(store, caplog):
     before = state(store)
     # killed in the copy's transaction, outside the lock
-    proc = _introspect_killed_at(store.dirs.root, "openclaw_alaya.maintenance.batch:delete_cards")
+    proc = _introspect_killed_at(store.dirs.root, "openclaw_alaya.store.embedded.graph:GraphStore.remove_cards")
     assert proc.returncode == -signal.SIGKILL, proc.stderr[-2000:]
     [left] = copies(store)
     assert (store.dirs.root / left / "graph.kuzu").exists()

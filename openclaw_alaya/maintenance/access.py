@@ -19,13 +19,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
-
 from ..store.raw import read_log
 from .common import iso
 
 if TYPE_CHECKING:
     from ..memory import Memory
+    from ..store.ports.upkeep import UpkeepGraph
 
 _FOLDING = "access.folding-"
 
@@ -69,19 +68,10 @@ def still_pending(paths: list[Path]) -> list[Path]:
     return [path for path in paths if path.exists()]
 
 
-def apply_counts(graph: Any, counts: Counter, last: dict[str, float]) -> int:
-    """Under the write lock: add the counts; returns how many cards matched."""
-    if not counts:
-        return 0
-    rows = pa.Table.from_pylist(
-        [{"id": cid, "n": n, "seen": iso(datetime.fromtimestamp(last[cid], timezone.utc))} for cid, n in counts.items()],
-        schema=pa.schema([("id", pa.string()), ("n", pa.int64()), ("seen", pa.string())]))
-    # ISO times in UTC with the same shape compare as strings; a card merged or forgotten since
-    # it was recalled matches nothing
-    return graph.query(
-        "LOAD FROM $rows MATCH (c:Card {id: id}) SET c.access_count = coalesce(c.access_count, 0) + n,"
-        " c.last_accessed = CASE WHEN c.last_accessed IS NULL OR c.last_accessed < seen THEN seen"
-        " ELSE c.last_accessed END RETURN count(*)", {"rows": rows})[0][0]
+def apply_counts(graph: "UpkeepGraph", counts: Counter, last: dict[str, float]) -> int:
+    """Under the write lock: add the counts; returns how many cards matched (a card merged or
+    forgotten since it was recalled matches nothing)."""
+    return graph.add_accesses(counts, {cid: iso(datetime.fromtimestamp(last[cid], timezone.utc)) for cid in counts})
 
 
 def fold(memory: "Memory", *, now: Any = None, dry_run: bool = False) -> dict[str, Any]:

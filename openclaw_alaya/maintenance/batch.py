@@ -41,12 +41,12 @@ import numpy as np
 from ..models import index_row, index_text
 from ..store.raw import CURATION_LOG, log_lines
 from . import access, consolidate, forget, temperature
-from .bulk import delete_cards
-from .common import as_datetime, card_rows, iso, present_ids
+from .common import as_datetime, iso
 
 if TYPE_CHECKING:
     from ..memory import Memory
     from ..models import Card
+    from ..store.ports.upkeep import UpkeepGraph
 
 STEPS = ("consolidate", "fold-access", "cool-down", "forget")
 log = logging.getLogger(__name__)
@@ -62,11 +62,10 @@ def run(memory: "Memory", names: set[str], *, now: Any = None) -> dict[str, dict
 
     # --- one snapshot ---------------------------------------------------------------------
     with memory.reading("introspect (reading cards)") as graph:
-        rows = card_rows(graph)
-        linked = {(min(a, b), max(a, b)) for a, b in graph.query(
-            "MATCH (a:Card)-[:SIMILAR_TO]->(b:Card) RETURN a.id, b.id")} if want["consolidate"] else set()
+        rows = graph.card_rows()
+        linked = graph.similar_linked() if want["consolidate"] else set()
         counts = graph.relation_counts() if want["consolidate"] else {}
-        protected = forget.depended_on(graph) if want["forget"] else set()
+        protected = graph.depended_on() if want["forget"] else set()
         if want["consolidate"]:
             ids, vectors = memory.index.all_vectors()
             indexed = set(ids)
@@ -239,7 +238,7 @@ def _apply(memory: "Memory", batch: _Batch, intro: Any, operation: str) -> _Appl
     return applied
 
 
-def _apply_graph(graph: Any, batch: _Batch, intro: Any) -> _Applied:
+def _apply_graph(graph: "UpkeepGraph", batch: _Batch, intro: Any) -> _Applied:
     """The four steps in one transaction, in their order and with their own re-checks."""
     done: dict[str, Any] = {"ok": {}, "mapping": {}, "merged": [], "similar": 0, "skipped": 0, "curation": []}
     if batch.prepared is not None or batch.similar:
@@ -249,13 +248,13 @@ def _apply_graph(graph: Any, batch: _Batch, intro: Any) -> _Applied:
     gone = set(done["mapping"])
     if batch.updates:
         temperature.apply_updates(graph, [u for u in batch.updates if u["id"] not in gone])
-    present = present_ids(graph, [c.id for c in batch.restore])
+    present = graph.present_ids([c.id for c in batch.restore])
     forgotten: list[str] = []
     if batch.chosen:
         # re-check on the cards as this transaction left them: recalled, warmed up or newly
         # depended on meanwhile stays
-        forgotten = forget.eligible(card_rows(graph, batch.chosen), forget.depended_on(graph), batch.moment, intro)
-        delete_cards(graph, forgotten)
+        forgotten = forget.eligible(graph.card_rows(batch.chosen), graph.depended_on(), batch.moment, intro)
+        graph.remove_cards(forgotten)
     curation = log_lines(done["curation"] + [{"op": "forget", "card": c, "ts": batch.stamp} for c in forgotten])
     return _Applied(done=done, found=found, present=present, forgotten=forgotten, curation=curation)
 

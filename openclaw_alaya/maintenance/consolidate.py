@@ -27,18 +27,18 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pyarrow as pa
 
 from ..distill.resolver import merged_card
 from ..models import CORE_RELATIONS, Card, Link, expand_link, index_row, index_text, trust_class
 from ..progress import progress
 from ..store.raw import CURATION_LOG
 from ..text import content_words
-from . import bulk
-from .common import CardRow, as_datetime, card_edges, card_rows, iso
+from ..store.ports.upkeep import CardRow
+from .common import as_datetime, iso
 
 if TYPE_CHECKING:
     from ..memory import Memory
+    from ..store.ports.upkeep import UpkeepGraph
 
 VAGUE_RELATIONS = ("RELATES_TO", "RELATED_TO", "LINKED_TO", "ASSOCIATED_WITH", "CONNECTED_TO", "RELATED", "LINKS_TO")
 _BLOCK = 1024
@@ -145,9 +145,8 @@ def consolidate(memory: "Memory", *, now: Any = None, dry_run: bool = False) -> 
     moment = as_datetime(now)
     config = memory.config.introspect
     with memory.reading("introspect consolidate (reading cards)") as graph:
-        rows = card_rows(graph)
-        linked = {(min(a, b), max(a, b)) for a, b in graph.query(
-            "MATCH (a:Card)-[:SIMILAR_TO]->(b:Card) RETURN a.id, b.id")}
+        rows = graph.card_rows()
+        linked = graph.similar_linked()
         counts = graph.relation_counts()
         ids, vectors = memory.index.all_vectors()
     p = plan(rows, ids, vectors, linked, config)
@@ -223,14 +222,14 @@ def prepare(memory: "Memory", by_keep: dict[str, list[str]], snapshot: dict[str,
     return {"by_keep": by_keep, "snapshot": snapshot, "planned": planned, "vectors": vectors}
 
 
-def apply_in_graph(graph: Any, prepared: dict[str, Any], similar: list[tuple[str, str, float]],
+def apply_in_graph(graph: "UpkeepGraph", prepared: dict[str, Any], similar: list[tuple[str, str, float]],
                    stamp: str) -> dict[str, Any]:
     """In the graph's transaction: the merges whose cards nobody changed since the snapshot, then
     the SIMILAR_TO links. Their records for `raw/curation.jsonl` (what rebuild replays) come
     back in "curation", for the caller to append before the graph change becomes visible: at
     the commit, or at the swap of a shadow copy (shadow.py)."""
     by_keep, snapshot, planned = prepared["by_keep"], prepared["snapshot"], prepared["planned"]
-    current = {r.id: r for r in card_rows(graph, involved_in(by_keep))} if by_keep else {}
+    current = {r.id: r for r in graph.card_rows(involved_in(by_keep))} if by_keep else {}
     ok = {}
     skipped = 0
     for keep, drops in by_keep.items():
@@ -249,7 +248,7 @@ def apply_in_graph(graph: Any, prepared: dict[str, Any], similar: list[tuple[str
     links = [link for a, b, sim in kept for link in expand_link(a, b, "SIMILAR_TO", round(sim, 4), stamp)]
     curation += [{"op": "link", "src": a, "dst": b, "rel": "SIMILAR_TO", "weight": round(s, 4), "ts": stamp}
                  for a, b, s in kept]
-    bulk.add_links(graph, links)
+    graph.add_missing_links(links)
     return {"ok": ok, "mapping": mapping, "merged": done, "similar": len(links) // 2, "skipped": skipped,
             "curation": curation}
 
@@ -279,25 +278,25 @@ def summed_usage(cards: list[Any]) -> tuple[int, str | None]:
     return sum(c.access_count for c in cards), max(seen) if seen else None
 
 
-def merge_in_graph(graph: Any, ok: dict[str, list[str]], planned: dict[str, Card], current: dict[str, Card],
+def merge_in_graph(graph: "UpkeepGraph", ok: dict[str, list[str]], planned: dict[str, Card], current: dict[str, Card],
                     mapping: dict[str, str], stamp: str) -> None:
     drops = list(mapping)
     reasons: dict = {}
-    edges = card_edges(graph, drops, reasons=reasons)
+    edges = graph.card_edges(drops, reasons=reasons)
     graph.upsert_cards([planned[k] for k in ok])
     usage = []
     for keep, ds in ok.items():
         n, seen = summed_usage([current[c] for c in [keep, *ds]])
         usage.append({"id": keep, "access_count": n, "last_accessed": seen})
-    bulk.set_cards(graph, usage, {"access_count": pa.int64(), "last_accessed": pa.string()})
+    graph.set_card_columns(usage, ["access_count", "last_accessed"])
     links = []
     for src, rel, dst, weight, created in edges:
         a, b = mapping.get(src, src), mapping.get(dst, dst)
         if a != b:
             links.append(Link(src=a, dst=b, rel=rel, weight=weight, created_at=created or stamp, reason=reasons.get((src, rel, dst))))
-    bulk.add_links(graph, links)
+    graph.add_missing_links(links)
     graph.link_to_sessions([
         {"card": k, "session": s.session_id, "turns": s.turn_ids} for k in ok for s in planned[k].sources
     ])
     graph.forward(mapping)  # the dropped ids keep resolving to the kept cards (get, trace, recall)
-    bulk.delete_cards(graph, drops)
+    graph.remove_cards(drops)

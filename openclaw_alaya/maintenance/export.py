@@ -19,8 +19,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..store.fsutil import atomic_write, ensure_dir
-from ..store.embedded.graph import CARD_FIELDS, card_from_row
-from .common import card_edges
 
 if TYPE_CHECKING:
     from ..memory import Memory
@@ -38,11 +36,9 @@ def export(memory: "Memory", dest: str | Path | None = None) -> dict[str, Any]:
     memory.dirs.require()
     out = Path(dest).expanduser() if dest else memory.dirs.root / "export"
     with memory.reading("export") as graph:
-        fields = ", ".join(f"c.{f}" for f in CARD_FIELDS)
-        cards = [card_from_row(dict(zip(CARD_FIELDS, row)))
-                 for row in graph.query(f"MATCH (c:Card) WHERE c.title IS NOT NULL AND c.title <> '' RETURN {fields} ORDER BY c.id")]
+        cards = graph.titled_cards()
         reasons: dict = {}
-        edges = card_edges(graph, reasons=reasons)
+        edges = graph.card_edges(reasons=reasons)
     by_id = {c.id: c for c in cards}
     edges = [e for e in edges if e[0] in by_id and e[2] in by_id]
     ensure_dir(out)

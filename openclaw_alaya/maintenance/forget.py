@@ -16,20 +16,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..store.raw import CURATION_LOG
-from .bulk import delete_cards
-from .common import as_datetime, card_rows, iso, parse_time
+from .common import as_datetime, iso, parse_time
 
 if TYPE_CHECKING:
     from ..memory import Memory
-
-def depended_on(graph: Any) -> set[str]:
-    """Cards some other card depends on: targets of DEPENDS_ON / CAUSED_BY, sources of CAUSES."""
-    found = {r[0] for r in graph.query("MATCH (a:Card)-[:DEPENDS_ON]->(b:Card) WHERE a.id <> b.id RETURN DISTINCT b.id")}
-    found |= {r[0] for r in graph.query("MATCH (a:Card)-[:CAUSED_BY]->(b:Card) WHERE a.id <> b.id RETURN DISTINCT b.id")}
-    return found
+    from ..store.ports.upkeep import CardRow
 
 
-def eligible(rows: list[Any], protected: set[str], now: Any, config: Any) -> list[str]:
+def eligible(rows: list["CardRow"], protected: set[str], now: Any, config: Any) -> list[str]:
     chosen = []
     for row in rows:
         if row.tier != "COLD" or row.access_count > config.forget_max_access or row.id in protected:
@@ -48,8 +42,8 @@ def forget(memory: "Memory", *, now: Any = None, dry_run: bool = False) -> dict[
     moment = as_datetime(now)
     config = memory.config.introspect
     with memory.reading("introspect forget (reading cards)") as graph:
-        rows = card_rows(graph)
-        protected = depended_on(graph)
+        rows = graph.card_rows()
+        protected = graph.depended_on()
     chosen = eligible(rows, protected, moment, config)
     cold = sum(1 for r in rows if r.tier == "COLD")
     report: dict[str, Any] = {"cold": cold, "eligible": len(chosen), "forgotten": 0, "cards": chosen[:50]}
@@ -59,9 +53,9 @@ def forget(memory: "Memory", *, now: Any = None, dry_run: bool = False) -> dict[
     with memory.writing("introspect forget") as graph:
         with graph:
             # re-check under the lock: a card recalled, warmed up or newly depended on stays
-            now_chosen = eligible(card_rows(graph, chosen), depended_on(graph), moment, config)
+            now_chosen = eligible(graph.card_rows(chosen), graph.depended_on(), moment, config)
             memory.raw.append_log(CURATION_LOG, [{"op": "forget", "card": c, "ts": stamp} for c in now_chosen])
-            delete_cards(graph, now_chosen)
+            graph.remove_cards(now_chosen)
         memory.index.delete_cards(now_chosen)
     report["forgotten"] = len(now_chosen)
     return report

@@ -40,6 +40,7 @@ from .common import iso
 
 if TYPE_CHECKING:
     from ..memory import Memory
+    from ..store.ports.upkeep import UpkeepGraph
 
 FORMAT = "memex"
 RELATION = "RELATES_TO"
@@ -142,10 +143,8 @@ def links_for(notes: list[tuple[Session, Card]], known: dict[str, str], stamp: s
     return links, unresolved
 
 
-def known_notes(graph: Any) -> dict[str, str]:
-    rows = graph.query(
-        "MATCH (c:Card)-[e:EXTRACTED_FROM]->(s:Session) WHERE s.source_format = $f RETURN c.id, c.title, s.title",
-        {"f": FORMAT})
+def known_notes(graph: "UpkeepGraph") -> dict[str, str]:
+    rows = graph.cards_from_source_format(FORMAT)
     return {str(t).lower(): cid for cid, title, stitle in rows for t in (title, stitle) if t}
 
 

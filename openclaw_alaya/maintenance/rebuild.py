@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pyarrow as pa
 from pydantic import ValidationError
 
 from .. import redact
@@ -49,8 +48,7 @@ from ..store import tombstones
 from ..store.raw import CURATION_LOG, LINKS_LOG, RawStore, read_log
 from ..store.tombstones import TOMBSTONES
 from . import memex, workspace
-from .bulk import delete_cards, set_cards
-from .common import as_datetime, card_rows, iso
+from .common import as_datetime, iso
 
 if TYPE_CHECKING:
     from ..memory import Memory
@@ -136,7 +134,7 @@ def rebuild(memory: "Memory", *, now: Any = None) -> dict[str, Any]:
     report: dict[str, Any] = {"sessions": 0, "cards": 0, "links": 0, "notes": 0, "replayed": {}, "usage_carried": 0}
     try:
         with memory.reading("rebuild (usage of the old graph)") as graph:
-            usage = {r.id: r for r in card_rows(graph)}
+            usage = {r.id: r for r in graph.card_rows()}
     except DamagedStoreError as exc:
         usage = {}
         report["note"] = f"usage counts not carried over: {exc}"
@@ -263,7 +261,7 @@ def _replay(memory: "Memory", graph: "UpkeepGraph", index: Any, stamp: str, reco
             if not card or not graph.get_cards([card]):
                 done["skipped"] += 1
                 continue
-            delete_cards(graph, [card])
+            graph.remove_cards([card])
             index.delete_cards([card])
             done["forget"] += 1
         elif op == "entity":  # `alaya entities` and commit's entity types
@@ -304,7 +302,7 @@ def _drop_forgotten(memory: "Memory", graph: "UpkeepGraph", index: Any) -> None:
     cards = sorted(tombstones.forgotten(memory.raw, "card"))
     present = list(graph.get_cards(cards)) if cards else []
     if present:
-        delete_cards(graph, present)
+        graph.remove_cards(present)
         index.delete_cards(present)
     sessions = sorted(tombstones.forgotten(memory.raw, "session"))
     if sessions:
@@ -318,9 +316,8 @@ def _carry_usage(graph: "UpkeepGraph", index: Any, usage: dict[str, Any]) -> int
          "t": u.temperature, "tier": u.tier}
         for cid, u in usage.items() if cid in present
     ]
-    set_cards(graph, [{"id": r["id"], "access_count": r["n"], "last_accessed": r["seen"], "created_at": r["created"],
-                       "temperature": r["t"], "tier": r["tier"]} for r in rows],
-              {"access_count": pa.int64(), "last_accessed": pa.string(), "created_at": pa.string(),
-               "temperature": pa.float64(), "tier": pa.string()})
+    graph.set_card_columns([{"id": r["id"], "access_count": r["n"], "last_accessed": r["seen"], "created_at": r["created"],
+                             "temperature": r["t"], "tier": r["tier"]} for r in rows],
+                           ["access_count", "last_accessed", "created_at", "temperature", "tier"])
     index.delete_cards([r["id"] for r in rows if r["tier"] == "COLD"])
     return len(rows)

@@ -314,10 +314,7 @@ def write_page(path: Path, build: Callable[[str | None], str | None]) -> tuple[s
 
 def _load(memory: "Memory", scopes: list[str]) -> list[Card]:
     with memory.reading("reflect") as graph:
-        ids = [r[0] for r in graph.query(
-            "MATCH (c:Card) WHERE c.scope IN $scopes AND (c.valid_until IS NULL OR c.valid_until = '')"
-            " AND size(c.entities) > 0 RETURN c.id", {"scopes": scopes})]
-        cards = graph.get_cards(ids)
+        cards = graph.get_cards(graph.current_card_ids_with_entities(scopes))
     # reflect's own summary cards are what it concluded, not evidence
     return [c for c in cards.values() if trust_class(c.origin) == "injectable" and c.type != ENTITY_TYPE]
 

@@ -5,8 +5,6 @@ folded in, and how many secrets were redacted."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import redact
@@ -16,19 +14,6 @@ from .temperature import histogram
 
 if TYPE_CHECKING:
     from ..memory import Memory
-
-
-def size_of(path: Path) -> int:
-    if path.is_file():
-        return path.stat().st_size
-    total = 0
-    for folder, _dirs, files in os.walk(path):
-        for name in files:
-            try:
-                total += os.path.getsize(os.path.join(folder, name))
-            except OSError:
-                pass
-    return total
 
 
 def status(memory: "Memory") -> dict[str, Any]:
@@ -54,15 +39,14 @@ def status(memory: "Memory") -> dict[str, Any]:
 def details(memory: "Memory") -> dict[str, Any]:
     """Tiers, temperatures, per-layer counts and sizes."""
     with memory.reading("status (tiers)") as graph:
-        tiers = dict(graph.query("MATCH (c:Card) RETURN c.tier, count(*)"))
-        temps = [r[0] for r in graph.query("MATCH (c:Card) RETURN c.temperature") if r[0] is not None]
+        tiers = graph.tier_counts()
+        temps = graph.temperatures()
         types = graph.type_counts()
         provenance = graph.provenance_counts()
         relations = graph.relation_counts()
-        # a missing time is stored as "" (store/embedded/graph.py), which coalesce() would not skip
-        dates = sorted((started or ingested)[:10] for started, ingested in
-                       graph.query("MATCH (s:Session) RETURN s.started_at, s.ingested_at") if started or ingested)
-    root = memory.dirs.root
+        # a missing time may read as "", which coalesce() would not skip
+        dates = sorted((started or ingested)[:10] for started, ingested in graph.session_times() if started or ingested)
+    sizes = memory.storage.footprint()
     raw_sessions = memory.raw.session_ids()
     contexts = len(list(memory.raw.contexts_dir.glob("*.json"))) if memory.raw.contexts_dir.is_dir() else 0
     access_lines = 0
@@ -71,10 +55,10 @@ def details(memory: "Memory") -> dict[str, Any]:
             with open(log, "rb") as handle:
                 access_lines += sum(1 for _ in handle)
     layers = {
-        "L3": {"sessions": len(raw_sessions), "contexts": contexts, "bytes": size_of(memory.dirs.raw)},
-        "L2": {"bytes": size_of(memory.dirs.graph) + size_of(root / "graph.kuzu.wal")},
-        "L1": {"bytes": size_of(memory.dirs.lancedb)},
-        "state": {"bytes": size_of(memory.dirs.state)},
+        "L3": {"sessions": len(raw_sessions), "contexts": contexts, "bytes": sizes.l3},
+        "L2": {"bytes": sizes.l2},
+        "L1": {"bytes": sizes.l1},
+        "state": {"bytes": sizes.state},
     }
     return {
         "cards_by_type": {t: int(n) for t, n in sorted(types.items(), key=lambda kv: (-kv[1], kv[0] or ""))},
@@ -85,5 +69,5 @@ def details(memory: "Memory") -> dict[str, Any]:
         "temperature_histogram": histogram(temps),
         "access_log_unfolded": access_lines,
         "layers": layers,
-        "bytes_total": size_of(root),
+        "bytes_total": sizes.total,
     }

@@ -33,15 +33,15 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pyarrow as pa
 
 from ..config import TemperatureConfig
 from ..models import index_row, index_text
-from .bulk import set_cards
-from .common import CardRow, as_datetime, card_rows, parse_time, present_ids
+from ..store.ports.upkeep import CardRow
+from .common import as_datetime, parse_time
 
 if TYPE_CHECKING:
     from ..memory import Memory
+    from ..store.ports.upkeep import UpkeepGraph
 
 _SUPERSEDED_RELEVANCE = 0.5
 
@@ -126,7 +126,7 @@ def cool_down(memory: "Memory", *, now: Any = None, dry_run: bool = False) -> di
     moment = as_datetime(now)
     config = memory.config.temperature
     with memory.reading("introspect cool-down (reading cards)") as graph:
-        rows = card_rows(graph)
+        rows = graph.card_rows()
         indexed = set(memory.index.card_ids())
     p = plan(rows, indexed, moment, config)
     report = {
@@ -148,7 +148,7 @@ def cool_down(memory: "Memory", *, now: Any = None, dry_run: bool = False) -> di
     with memory.writing("introspect cool-down") as graph:
         with graph:
             apply_updates(graph, p["updates"])
-            present = present_ids(graph, [c.id for c in restore])
+            present = graph.present_ids([c.id for c in restore])
         memory.index.delete_cards(p["drop_rows"])
         keep = [i for i, card in enumerate(restore) if card.id in present]
         if keep:
@@ -156,5 +156,5 @@ def cool_down(memory: "Memory", *, now: Any = None, dry_run: bool = False) -> di
     return report
 
 
-def apply_updates(graph: Any, updates: list[dict[str, Any]]) -> None:
-    set_cards(graph, updates, {"temperature": pa.float64(), "tier": pa.string()})
+def apply_updates(graph: "UpkeepGraph", updates: list[dict[str, Any]]) -> None:
+    graph.set_card_columns(updates, ["temperature", "tier"])

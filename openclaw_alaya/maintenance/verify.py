@@ -18,11 +18,9 @@ A read: the shared lock only. `alaya rebuild` repairs everything but missing L3 
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from ..ingest import recovery
-from .common import card_edges
 
 if TYPE_CHECKING:
     from ..memory import Memory
@@ -31,24 +29,22 @@ if TYPE_CHECKING:
 def verify(memory: "Memory") -> dict[str, Any]:
     memory.dirs.require()
     with memory.reading("verify") as graph:
-        cards = graph.query("MATCH (c:Card) RETURN c.id, c.tier, c.sources, c.title, c.created_at")
-        extracted = graph.query("MATCH (c:Card)-[:EXTRACTED_FROM]->(s:Session) RETURN c.id, s.id")
-        edges = card_edges(graph)
+        cards = graph.card_provenance()
+        extracted = graph.extraction_edges()
+        edges = graph.card_edges()
         indexed = set(memory.index.card_ids())
         sessions = set(memory.raw.session_ids())
         problems: list[dict[str, Any]] = recovery.check(memory)
-    real = {cid for cid, _tier, _src, title, created in cards if title and created}
+    real = {cid for cid, _tier, title, created, _cited in cards if title and created}
     tiers = {cid: tier or "WARM" for cid, tier, *_ in cards}
     cited: dict[str, set[str]] = {}
     for cid, session in extracted:
         cited.setdefault(cid, set()).add(session)
-    for cid, tier, sources, title, created in cards:
+    for cid, tier, title, created, cited_by_sources in cards:
         if cid not in real:
             continue
-        try:
-            refs = {s["session_id"] for s in json.loads(sources or "[]")}
-        except (ValueError, TypeError, KeyError):
-            refs = set()
+        refs = set(cited_by_sources or ())
+        if cited_by_sources is None:
             problems.append({"kind": "no_provenance", "card": cid, "detail": "sources are unreadable"})
         if (tier or "WARM") != "COLD" and cid not in indexed:
             problems.append({"kind": "missing_l1_row", "card": cid, "detail": f"{tier or 'WARM'} card has no L1 row"})

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .footprint import footprint
+
 if TYPE_CHECKING:
     from ...config import Config
     from ..datadir import DataDir
+    from ..ports.upkeep import StorageBytes
     from .scratch import EmbeddedScratch
 
 
@@ -25,3 +28,7 @@ class EmbeddedBackend:
         from .scratch import EmbeddedScratch
 
         return EmbeddedScratch(self.dirs)
+
+    def footprint(self) -> "StorageBytes":
+        """The bytes each layer's files take (store/ports/upkeep.py, `Footprint`)."""
+        return footprint(self.dirs)

@@ -21,13 +21,13 @@ from typing import Any, NamedTuple
 import kuzu
 
 from ...errors import DamagedStoreError
-from ...models import CORE_RELATIONS, INJECTABLE_ORIGINS, Card, Link, SourceRef
+from ...models import INJECTABLE_ORIGINS, Card, Link
 from ..fsutil import FILE_MODE, atomic_write
+from .columns import (_CARD_TYPES, _SESSION_FIELDS, _SESSION_NULLABLE, _SESSION_TYPES, CARD_FIELDS, CARD_RELATIONS,
+                      CUSTOM, _card_row, _loaded, _stored, card_from_row)
 from .curation_queries import CurationQueries
 from .upkeep_queries import UpkeepQueries
 
-CARD_RELATIONS = [r for r in CORE_RELATIONS if r != "EXTRACTED_FROM"]
-CUSTOM = "CUSTOM"
 _BUFFER_POOL_BYTES = 512 * 1024 * 1024
 _LOOKUP_MAX = 400  # up to this many ids, cards are read by primary key one by one…
 _LOOKUP_ROWS = 250  # …when the table has more than this many cards per id (a lookup costs ~250 scanned rows)
@@ -81,54 +81,14 @@ _MIGRATIONS = [
 SCHEMA_VERSION = "4"
 _MIGRATED: set[tuple[int, int]] = set()  # (device, inode) of graph files this process has migrated
 
-_CARD_TYPES = {
-    "id": "STRING", "title": "STRING", "content": "STRING", "type": "STRING", "tags": "STRING[]",
-    "entities": "STRING[]", "importance": "DOUBLE", "scope": "STRING", "sources": "STRING",
-    "created_at": "STRING", "updated_at": "STRING", "valid_from": "STRING", "valid_until": "STRING",
-    "temperature": "DOUBLE", "tier": "STRING", "access_count": "INT64", "last_accessed": "STRING",
-    "origin": "STRING", "session_kind": "STRING", "kind": "STRING", "confidence": "DOUBLE", "occurred": "STRING",
-}
-_SESSION_TYPES = {
-    "id": "STRING", "agent_id": "STRING", "started_at": "STRING", "ingested_at": "STRING",
-    "path": "STRING", "title": "STRING", "source_format": "STRING", "turn_count": "INT64",
-    "distilled_turns": "INT64", "last_card": "STRING", "kind": "STRING", "parent": "STRING",
-    "channel": "STRING", "summary": "STRING",
-}
-CARD_FIELDS = list(_CARD_TYPES)
-_SESSION_FIELDS = list(_SESSION_TYPES)
-assert set(CARD_FIELDS) == set(Card.model_fields)
-
 
 def _assignments(var: str, source: str, types: dict[str, str], fields: list[str]) -> str:
     """`n.f = CAST(r.f AS T), …`: the casts let Kuzu bind parameters of any row."""
     return ", ".join(f"{var}.{f} = CAST({source}.{f} AS {types[f]})" for f in fields)
 
 
-# Kuzu 0.11.3 corrupts a STRING column when a NULL is written into it after its rows were
-# updated from NULL to text: later reads return other columns' values or segfault (seen
-# with Session.last_card after a few hundred cards). So no NULL is ever written to a STRING
-# property: None is stored as "" and read back as None (`_stored`/`_loaded`).
-_NONE_STRING = ""
-
-
-def _stored(row: dict[str, Any], types: dict[str, str]) -> dict[str, Any]:
-    return {
-        key: (_NONE_STRING if types.get(key) == "STRING" else [] if types.get(key, "").endswith("[]") else value)
-        if value is None else value
-        for key, value in row.items()
-    }
-
-
-def _loaded(row: dict[str, Any], nullable: frozenset[str]) -> dict[str, Any]:
-    return {key: None if value == _NONE_STRING and key in nullable else value for key, value in row.items()}
-
-
 # a card of one of `$origins`, or one stored before origins were recorded ("")
 _ORIGIN_IN = "(c.origin IN $origins OR c.origin = '' OR c.origin IS NULL)"
-
-_CARD_NULLABLE = frozenset({"valid_from", "valid_until", "last_accessed", "origin", "session_kind", "kind", "occurred"})
-_SESSION_NULLABLE = frozenset({"started_at", "title", "last_card", "agent_id", "path", "ingested_at", "kind", "parent",
-                               "channel", "summary"})
 
 
 class CardTimes(NamedTuple):
@@ -761,17 +721,3 @@ class GraphStore(CurationQueries, UpkeepQueries):
             name = custom_type if label == CUSTOM else label
             counts[name] = counts.get(name, 0) + n
         return counts
-
-
-def _card_row(card: Card) -> dict[str, Any]:
-    row = card.model_dump()
-    row["sources"] = json.dumps([s.model_dump() for s in card.sources], ensure_ascii=False)
-    return _stored(row, _CARD_TYPES)
-
-
-def card_from_row(row: dict[str, Any]) -> Card:
-    row = _loaded(row, _CARD_NULLABLE)
-    row["sources"] = [SourceRef(**s) for s in json.loads(row["sources"] or "[]")]
-    row["tags"] = row["tags"] or []
-    row["entities"] = row["entities"] or []
-    return Card(**row)
