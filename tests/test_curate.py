@@ -9,6 +9,8 @@ import subprocess
 import sys
 
 ENV = {**os.environ, "ALAYA_NO_SERVE": "1"}
+TRIPLETS = [{"subject": "Robert", "relation": "maintains", "object": "billing-api"},
+            {"subject": "Bob", "relation": "owns", "object": "the pager rota"}]
 
 
 def alaya(data, *args, stdin=None):
@@ -42,9 +44,7 @@ def test_remember_correct_and_forget_with_purge_raw(tmp_path):
 def test_entities_alias_merge_and_concepts(tmp_path):
     data = tmp_path / "data"
     alaya(data, "init")
-    commit = alaya(data, "commit", "--json", stdin=json.dumps({"triplets": [
-        {"subject": "Robert", "relation": "maintains", "object": "billing-api"},
-        {"subject": "Bob", "relation": "owns", "object": "the pager rota"}], "entity_types": ["person", "service"]}))
+    commit = alaya(data, "commit", "--json", stdin=json.dumps({"triplets": TRIPLETS, "entity_types": ["person", "service"]}))
     assert commit.returncode == 0, commit.stderr
     merged = alaya(data, "entities", "merge", "Robert", "Bob", "--json")
     assert merged.returncode == 0, merged.stderr
@@ -56,6 +56,16 @@ def test_entities_alias_merge_and_concepts(tmp_path):
     assert alaya(data, "rebuild").returncode == 0
     shown = json.loads(alaya(data, "entities", "show", "bob", "--json").stdout)
     assert shown["name"] == "Robert" and shown["mentions"] == 2
+
+
+def test_entities_list_by_a_type_no_entity_has_lists_none(tmp_path):
+    data = tmp_path / "data"
+    alaya(data, "init")
+    assert alaya(data, "commit", stdin=json.dumps({"triplets": TRIPLETS, "entity_types": ["person"]})).returncode == 0
+    typed = json.loads(alaya(data, "entities", "list", "--type", "person", "--json").stdout)
+    assert [e["name"] for e in typed["entities"]] == ["Robert"] and typed["total"] == 1
+    none = json.loads(alaya(data, "entities", "list", "--type", "project", "--json").stdout)
+    assert none["entities"] == [] and none["total"] == 0
 
 
 def test_bad_input_is_one_line_and_changes_nothing(tmp_path):

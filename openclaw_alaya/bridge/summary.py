@@ -24,7 +24,7 @@ from ..store.fsutil import atomic_write
 
 if TYPE_CHECKING:
     from ..memory import Memory
-    from ..store.embedded.graph import GraphStore
+    from ..store.ports.graph import CardGraph
 
 CACHE_VERSION = 2  # 2: recent sessions carry `ingested_at`, for the short-term window
 TOP = 8
@@ -36,7 +36,7 @@ def scopes_for(agent_id: str) -> list[str]:
     return [agent_id] if agent_id == "shared" else [agent_id, "shared"]
 
 
-def compute(graph: "GraphStore", memory: "Memory", agent_id: str) -> dict[str, Any]:
+def compute(graph: "CardGraph", memory: "Memory", agent_id: str) -> dict[str, Any]:
     """The summary for one scope, from an open graph (caller holds the read lock)."""
     data = graph.overview(scopes_for(agent_id), top=TOP * 3, sessions=RECENT_SESSIONS,
                           origins=memory.config.provenance.inject_origins)
@@ -73,7 +73,7 @@ def _llm_part(memory: "Memory", agent_id: str) -> dict[str, Any]:
     return {"llm": {k: entry.get(k) for k in ("active_areas", "key_topics", "recent", "updated_at")}}
 
 
-def get(graph: "GraphStore", memory: "Memory", agent_id: str, *, max_age_hours: float, now: float | None = None) -> dict[str, Any]:
+def get(graph: "CardGraph", memory: "Memory", agent_id: str, *, max_age_hours: float, now: float | None = None) -> dict[str, Any]:
     """The cached summary when fresh, else a recomputed (and re-cached) one."""
     now = time.time() if now is None else now
     key = graph.freshness()

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from ..distill.plan import card_id
 
 if TYPE_CHECKING:
-    from ..store.embedded.graph import GraphStore
+    from ..store.ports.graph import CardGraph
 
 
 def session_id(kind: str, *parts: str) -> str:
@@ -20,14 +20,13 @@ def session_id(kind: str, *parts: str) -> str:
     return f"{kind}-{stamp}-{digest}"
 
 
-def cards_of(graph: "GraphStore", session: str, keys: list[str]) -> list[str]:
+def cards_of(graph: "CardGraph", session: str, keys: list[str]) -> list[str]:
     """The card each key of this session ended up as: its own id, or, when the resolver merged
     it into a stored card, that card (the one citing the session)."""
     planned = [card_id(session, key) for key in keys]
     present = graph.get_cards(planned)
     if len(present) == len(planned):
         return planned
-    citing = [r[0] for r in graph.query(
-        "MATCH (c:Card)-[:EXTRACTED_FROM]->(s:Session {id: $id}) RETURN c.id ORDER BY c.id", {"id": session})]
+    citing = sorted(graph.session_card_ids(session))
     found = [cid for cid in planned if cid in present]
     return found + [cid for cid in citing if cid not in found]

@@ -18,7 +18,7 @@ from ..store.raw import CURATION_LOG
 
 if TYPE_CHECKING:
     from ..memory import Memory
-    from ..store.embedded.graph import GraphStore
+    from ..store.ports.graph import CardGraph
 
 _TYPE = re.compile(r"[a-z][a-z0-9_-]{0,31}")
 MAX_NAME = 200
@@ -38,18 +38,13 @@ def _check_name(name: Any, what: str = "entity name") -> str:
     return cleaned
 
 
-def find(graph: "GraphStore", name: str) -> dict[str, Any] | None:
+def find(graph: "CardGraph", name: str) -> dict[str, Any] | None:
     """The entity called `name`: exactly, else ignoring case, else by one of its aliases."""
-    rows = graph.optional(
-        "MATCH (e:Entity) WHERE lower(e.name) = $low OR list_contains(e.aliases, $name)"
-        " OR list_contains(list_transform(e.aliases, a -> lower(a)), $low) RETURN e.name, e.type, e.aliases",
-        {"low": name.lower(), "name": name},
-    ) or graph.query("MATCH (e:Entity) WHERE lower(e.name) = $low RETURN e.name, '', []", {"low": name.lower()})
-    rows.sort(key=lambda r: (r[0] != name, r[0].lower() != name.lower(), r[0]))
-    return {"name": rows[0][0], "type": rows[0][1] or None, "aliases": list(rows[0][2] or [])} if rows else None
+    rows = sorted(graph.entities_named(name), key=lambda e: (e.name != name, e.name.lower() != name.lower(), e.name))
+    return rows[0]._asdict() if rows else None
 
 
-def _require(graph: "GraphStore", name: str) -> dict[str, Any]:
+def _require(graph: "CardGraph", name: str) -> dict[str, Any]:
     found = find(graph, _check_name(name))
     if found is None:
         raise NotFoundError(f"no entity {name!r}")
@@ -63,22 +58,11 @@ def list_entities(memory: "Memory", *, kind: str | None = None, limit: int = 50,
     """Entities by how many cards mention them, most first."""
     if limit < 1 or limit > 1000 or offset < 0:
         raise InputError("limit must be 1-1000 and offset 0 or more")
-    where = "WHERE e.type = $type" if kind else ""
-    typed = {"type": check_type(kind)} if kind else {}
-    params = {**typed, "limit": limit, "offset": offset}
+    kind = check_type(kind) if kind else None
     with memory.reading("entities list") as graph:
-        total = (graph.optional if kind else graph.query)(f"MATCH (e:Entity) {where} RETURN count(e)", typed)
-        total = total[0][0] if total else 0
-        rows = graph.optional(
-            f"MATCH (e:Entity) {where} OPTIONAL MATCH (c:Card)-[:MENTIONS]->(e)"
-            " RETURN e.name, e.type, e.aliases, count(c) AS n ORDER BY n DESC, e.name SKIP $offset LIMIT $limit",
-            params,
-        ) or graph.query(
-            "MATCH (e:Entity) OPTIONAL MATCH (c:Card)-[:MENTIONS]->(e)"
-            " RETURN e.name, '', [], count(c) AS n ORDER BY n DESC, e.name SKIP $offset LIMIT $limit",
-            {"limit": limit, "offset": offset},
-        )
-    entities = [{"name": n, "type": t or None, "aliases": list(a or []), "mentions": m} for n, t, a, m in rows]
+        total = graph.entity_count(kind)
+        rows = graph.entities_by_mentions(kind, limit=limit, offset=offset)
+    entities = [row._asdict() for row in rows]
     return {"entities": entities, "total": total, "offset": offset, "limit": limit}
 
 
@@ -86,9 +70,7 @@ def show(memory: "Memory", name: str, *, limit: int = 50) -> dict[str, Any]:
     """The entity and the cards that mention it, newest first."""
     with memory.reading("entities show") as graph:
         entity = _require(graph, name)
-        rows = graph.query(
-            "MATCH (c:Card)-[:MENTIONS]->(e:Entity {name: $name}) RETURN c.id, c.title, c.type, c.created_at, c.valid_until"
-            " ORDER BY c.created_at DESC, c.id", {"name": entity["name"]})
+        rows = graph.entity_cards(entity["name"])
     cards = [{"id": i, "title": t, "type": k, "created_at": c, "superseded": bool(v)} for i, t, k, c, v in rows]
     return {**entity, "mentions": len(cards), "cards": cards[:limit]}
 
@@ -143,47 +125,22 @@ def _change(memory: "Memory", records: list[dict[str, Any]]) -> None:
                 memory.index.upsert_cards([index_row(c) for c in rows], np.stack([vectors[c.id] for c in rows]))
 
 
-def apply(graph: "GraphStore", record: dict[str, Any]) -> list[str]:
+def apply(graph: "CardGraph", record: dict[str, Any]) -> list[str]:
     """One entity record on the graph (live, and replayed by rebuild); returns the ids of the
     cards whose entity lists changed. A record that no longer applies does nothing."""
     action, name = record.get("action"), record.get("name")
     if not name:
         return []
     if action == "type":
-        graph.query("MERGE (e:Entity {name: $name}) ON CREATE SET e.aliases = CAST([] AS STRING[]) SET e.type = $type",
-                    {"name": name, "type": record.get("type") or ""})
+        graph.set_entity_type(name, record.get("type") or "")
         return []
     if action == "alias":
-        graph.query("MATCH (e:Entity {name: $name}) SET e.aliases = list_distinct(list_append(e.aliases, $alias))",
-                    {"name": name, "alias": record.get("alias")})
+        graph.add_entity_alias(name, record.get("alias"))
         return []
     if action == "rename":
         new = record.get("new")
-        if not new or not graph.query("MATCH (e:Entity {name: $name}) RETURN e.name", {"name": name}):
-            return []
-        graph.query("MERGE (n:Entity {name: $new}) ON CREATE SET n.type = '', n.aliases = CAST([] AS STRING[])", {"new": new})
-        return _merge(graph, new, name)
+        return graph.rename_entity(name, new) if new else []
     if action == "merge":
-        return _merge(graph, name, record.get("other") or "")
+        return graph.merge_entities(name, record.get("other") or "")
     return []
 
-
-def _merge(graph: "GraphStore", keep: str, drop: str) -> list[str]:
-    """`drop` into `keep`: mentions moved, `drop` and its aliases become aliases of `keep`, the
-    cards' entity lists say `keep`, `drop` deleted."""
-    found = graph.query("MATCH (d:Entity {name: $drop}), (k:Entity {name: $keep}) RETURN d.type, d.aliases, k.type",
-                        {"drop": drop, "keep": keep})
-    if not found or keep == drop:
-        return []
-    drop_type, drop_aliases, keep_type = found[0]
-    graph.query("MATCH (k:Entity {name: $keep}) SET k.aliases = list_distinct(list_concat(k.aliases, $more)),"
-                " k.type = $type", {"keep": keep, "more": [drop, *(drop_aliases or [])],
-                                    "type": keep_type or drop_type or ""})
-    rows = graph.query("MATCH (c:Card)-[:MENTIONS]->(d:Entity {name: $drop}) RETURN c.id, c.entities", {"drop": drop})
-    updates = [{"id": cid, "entities": list(dict.fromkeys(keep if e.lower() == drop.lower() else e for e in entities or []))}
-               for cid, entities in rows]
-    if updates:
-        graph.query("UNWIND $rows AS r MATCH (c:Card {id: r.id}), (k:Entity {name: $keep})"
-                    " SET c.entities = r.entities MERGE (c)-[:MENTIONS]->(k)", {"rows": updates, "keep": keep})
-    graph.query("MATCH (d:Entity {name: $drop}) DETACH DELETE d", {"drop": drop})
-    return [u["id"] for u in updates]

@@ -12,17 +12,17 @@ files are deleted). A rebuild, a re-capture or an import does not bring anything
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
 from ..errors import InputError, NotFoundError
 from ..models import Card, check_id, now_iso
 from ..store import tombstones
-from ..store.embedded.graph import CARD_RELATIONS, CUSTOM
 
 if TYPE_CHECKING:
     from ..memory import Memory
+    from ..store.ports.graph import CardGraph
 
 MAX_QUERY_CARDS = 50
 
@@ -67,8 +67,7 @@ def forget_session(memory: "Memory", session_id: str, *, reason: str | None = No
     check_id(session_id, "session id")
     with memory.reading("forget (finding the session)") as graph:
         known = graph.get_session(session_id)
-        ids = [r[0] for r in graph.query(
-            "MATCH (c:Card)-[:EXTRACTED_FROM]->(s:Session {id: $id}) RETURN c.id", {"id": session_id})]
+        ids = graph.session_card_ids(session_id)
         cards = graph.get_cards(ids)
     if known is None and memory.raw.find(session_id) is None:
         raise NotFoundError(f"no session {session_id!r}")
@@ -119,12 +118,10 @@ def _forget(memory: "Memory", cards: list[Card], *, reason: str, purge_raw: bool
     with memory.writing(f"forget {len(ids)} cards" + (f" and session {session}" if session else "")) as graph:
         with graph:
             tombstones.record(memory.raw, records)  # L3 first: from here on nothing brings them back
-            if ids:
-                graph.query("MATCH (c:Card) WHERE c.id IN $ids DETACH DELETE c", {"ids": ids})
-                graph.drop_forwards_to(ids)
+            graph.remove_cards(ids)
             if session:
                 _drop_source(graph, shared or [], session)
-                graph.query("MATCH (s:Session {id: $id}) DETACH DELETE s", {"id": session})
+                graph.delete_sessions([session])
         memory.index.delete_cards(ids)
         for cid in ids:
             memory.raw.remove_context(cid)
@@ -135,40 +132,25 @@ def _forget(memory: "Memory", cards: list[Card], *, reason: str, purge_raw: bool
     return report
 
 
-def _drop_source(graph: Any, cards: list[Card], session: str) -> None:
+def _drop_source(graph: "CardGraph", cards: list[Card], session: str) -> None:
     """Cards that other sessions said too stay, citing only those."""
     for card in cards:
         sources = [s for s in card.sources if s.session_id != session]
         graph.update_provenance([card.model_copy(update={"sources": sources})])
 
 
-def _matching(graph: Any, criteria: Criteria) -> list[Card]:
+def _matching(graph: "CardGraph", criteria: Criteria) -> list[Card]:
     """Cards meeting every given criterion: an entity or the title containing the subject
     (ignoring case); an edge of the relation (or a triplet of it); dated before the time."""
     from ..distill.dates import iso_of, parse_when
+    from ..models import normalise_relation
 
-    ids: set[str] | None = None  # None: no criterion applied yet
-    if criteria.subject_contains:
-        s = {"s": criteria.subject_contains.lower()}
-        ids = {r[0] for r in graph.query("MATCH (c:Card) WHERE lower(c.title) CONTAINS $s RETURN c.id", s)}
-        ids |= {r[0] for r in graph.query(
-            "MATCH (c:Card)-[:MENTIONS]->(e:Entity) WHERE lower(e.name) CONTAINS $s RETURN DISTINCT c.id", s)}
+    before = None
     if criteria.time_before:
         before = iso_of(parse_when(criteria.time_before))
         if before is None:
             raise InputError(f"time_before {criteria.time_before!r} is not a date (e.g. 2026-11-01)")
-        dated = {r[0] for r in graph.query(
-            "MATCH (c:Card) WHERE (CASE WHEN c.valid_from <> '' THEN c.valid_from ELSE c.created_at END) < $before"
-            " RETURN c.id", {"before": before})}
-        ids = dated if ids is None else ids & dated
-    if criteria.relation_type:
-        from ..models import normalise_relation
-
-        rel = normalise_relation(criteria.relation_type)
-        table = rel if rel in CARD_RELATIONS else CUSTOM
-        typed, extra = (" WHERE e.type = $rel", {"rel": rel}) if table == CUSTOM else ("", {})
-        linked = {r[0] for r in graph.query(f"MATCH (c:Card)-[e:{table}]-(:Card){typed} RETURN DISTINCT c.id", extra)}
-        tagged = {r[0] for r in graph.query(
-            "MATCH (c:Card) WHERE list_contains(c.tags, $tag) RETURN c.id", {"tag": f"rel:{rel}"})}
-        ids = (linked | tagged) if ids is None else ids & (linked | tagged)
-    return list(graph.get_cards(sorted(ids or [])).values())
+    ids = graph.cards_matching_purge(
+        subject=criteria.subject_contains.lower() if criteria.subject_contains else None, before=before,
+        relation=normalise_relation(criteria.relation_type) if criteria.relation_type else None)
+    return list(graph.get_cards(ids).values())

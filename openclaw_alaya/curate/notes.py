@@ -84,8 +84,7 @@ def remember(memory: "Memory", note: Note) -> Remembered:
         if not found:
             raise InputError("the note had nothing to store once secrets were taken out")
         card = graph.get_cards(found[:1])[found[0]]
-        superseded = [r[0] for r in graph.query(
-            "MATCH (a:Card {id: $id})-[:CONTRADICTS]->(b:Card) WHERE b.valid_until <> '' RETURN b.id", {"id": card.id})]
+        superseded = graph.superseded_by([card.id])
     return Remembered(card_id=card.id, session_id=sid, title=card.title, merged=bool(report.merged), superseded=superseded)
 
 

@@ -23,8 +23,7 @@ def session_report(memory: "Memory", session_id: str) -> dict[str, Any]:
         session = graph.get_session(session_id)
         if session is None:
             raise NotFoundError(f"no session {session_id!r}")
-        ids = [r[0] for r in graph.query(
-            "MATCH (c:Card)-[:EXTRACTED_FROM]->(s:Session {id: $id}) RETURN c.id", {"id": session_id})]
+        ids = graph.session_card_ids(session_id)
         cards = graph.get_cards(ids)
         edges = graph.neighbours(ids, None) if ids else []
     inside = set(ids)

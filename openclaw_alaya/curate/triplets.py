@@ -30,7 +30,7 @@ from .common import cards_of, session_id
 
 if TYPE_CHECKING:
     from ..memory import Memory
-    from ..store.embedded.graph import GraphStore
+    from ..store.ports.graph import CardGraph
 
 MAX_TRIPLETS = 200
 MULTI_VALUED = frozenset({
@@ -149,9 +149,7 @@ def _store(memory: "Memory", request: Commit, fresh: list[Triplet], result: Comm
                 graph.supersede(card, until, stamp)
             graph.add_links(links)
             # and those the resolver superseded while distilling (a fact pattern it knows)
-            replaced = [r[0] for r in graph.query(
-                "MATCH (a:Card)-[:CONTRADICTS]->(b:Card) WHERE a.id IN $ids AND NOT b.id IN $ids AND b.valid_until <> ''"
-                " RETURN DISTINCT b.id ORDER BY b.id", {"ids": ids})]
+            replaced = graph.superseded_by(ids)
     return result.model_copy(update={"session_id": sid, "cards": ids, "superseded": replaced, "links": len(links)})
 
 
@@ -193,7 +191,7 @@ def _key(card: Card) -> tuple[str, str, str]:
     return subject.lower(), relation, obj.lower()
 
 
-def _facts_about(graph: "GraphStore", names: set[str]) -> list[Card]:
+def _facts_about(graph: "CardGraph", names: set[str]) -> list[Card]:
     """Stored triplet cards that mention any of these entities (or their aliases)."""
     if not names:
         return []

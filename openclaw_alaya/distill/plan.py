@@ -22,7 +22,6 @@ from ..models import (
     now_iso,
 )
 from ..store import tombstones
-from ..store.embedded.graph import GraphStore
 from ..store.raw import RawStore
 from ..config import ProvenanceConfig
 from .deliberate import distiller_for
@@ -31,6 +30,7 @@ from .subagent import SubagentSummary
 if TYPE_CHECKING:
     from ..embedding import Embedder
     from ..models import Distiller
+    from ..store.ports.graph import CardGraph
 
 _CARD_NAMESPACE = uuid.UUID("6f1c2a4e-6a6f-4c1a-9d55-616c61796121")
 
@@ -113,7 +113,7 @@ def _draft_links(session: Session, result: DistillResult, kept: set[str], stamp:
     return links
 
 
-def apply(plans: list[DistillPlan], graph: GraphStore, raw: RawStore) -> tuple[list[DistillPlan], int]:
+def apply(plans: list[DistillPlan], graph: "CardGraph", raw: RawStore) -> tuple[list[DistillPlan], int]:
     """Write the plans whose sessions are still where they were when prepared (L3 contexts,
     then L2). Returns the applied plans (their cards go to L1 next) and the links written."""
     # the whole batch goes out in a few statements (one per kind, not per session) and one

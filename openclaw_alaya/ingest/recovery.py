@@ -27,7 +27,7 @@ from .sessions import session_row
 
 if TYPE_CHECKING:
     from ..memory import Memory
-    from ..store.embedded.graph import GraphStore
+    from ..store.ports.graph import CardGraph
 
 
 def recover(memory: "Memory") -> dict[str, Any]:
@@ -49,8 +49,8 @@ def recover(memory: "Memory") -> dict[str, Any]:
     try:
         with memory.writing("recovery") as graph:  # a read-write open also replays Kuzu's WAL
             sessions = _reconcile_sessions(memory, graph, since)
-            cards = graph.query("MATCH (c:Card) RETURN c.id, c.tier")
-        rows = _reconcile_index(memory, {cid: tier or "WARM" for cid, tier in cards})
+            want = set(graph.l1_card_ids())
+        rows = _reconcile_index(memory, want)
     except DamagedStoreError:
         return {}
     for record in records:
@@ -65,7 +65,7 @@ def _logged(memory: "Memory", report: dict[str, Any]) -> dict[str, Any]:
     return report
 
 
-def _reconcile_sessions(memory: "Memory", graph: "GraphStore", since: float) -> list[str]:
+def _reconcile_sessions(memory: "Memory", graph: "CardGraph", since: float) -> list[str]:
     known = {row["id"]: row for row in graph.sessions()}
     fixed = []
     for path in memory.raw.session_files():
@@ -88,9 +88,9 @@ def _reconcile_sessions(memory: "Memory", graph: "GraphStore", since: float) -> 
     return fixed
 
 
-def _reconcile_index(memory: "Memory", tiers: dict[str, str]) -> dict[str, int]:
+def _reconcile_index(memory: "Memory", want: set[str]) -> dict[str, int]:
+    """L1 rows for the cards of `want` (those that belong in L1) and for no other card."""
     indexed = set(memory.index.card_ids())
-    want = {cid for cid, tier in tiers.items() if tier != "COLD"}
     stale = sorted(indexed - want)
     missing = sorted(want - indexed)
     if stale:

@@ -7,7 +7,7 @@ Introspect's time-buckets step caches the buckets of the last `introspect.keep_d
 with the graph's `freshness` they were computed at. `summary` reads its bucket from there while
 the graph is still that one, and computes it from the graph otherwise (no cache yet, a period
 the cache does not keep, sessions or cards added or removed since). A card belongs to the date
-of the session it came from (`periods.first_moment` over `GraphStore.card_times`), not to when
+of the session it came from (`periods.first_moment` over the graph's `card_times`), not to when
 it was distilled.
 """
 
@@ -25,7 +25,7 @@ from .periods import aware, containing, first_moment, period_of
 if TYPE_CHECKING:
     from ..config import IntrospectConfig
     from ..memory import Memory
-    from ..store.embedded.graph import GraphStore
+    from ..store.ports.graph import CardGraph
 
 HIGHLIGHTS = 5
 TOP_TAGS = 5
@@ -45,14 +45,12 @@ def keys(moment: datetime) -> dict[str, str]:
     return {"daily": moment.strftime("%Y-%m-%d"), "weekly": f"{year}-W{week:02d}", "monthly": moment.strftime("%Y-%m")}
 
 
-def read(graph: "GraphStore") -> tuple[Sessions, Cards]:
+def read(graph: "CardGraph") -> tuple[Sessions, Cards]:
     """What the buckets are computed from: every session and card, with when it happened."""
-    sessions = [(sid, first_moment((started, ingested), timezone.utc)) for sid, started, ingested in
-                graph.query("MATCH (s:Session) RETURN s.id, s.started_at, s.ingested_at")]
+    sessions = [(s["id"], first_moment((s["started_at"], s["ingested_at"]), timezone.utc)) for s in graph.sessions()]
     times = graph.card_times()
-    cards = [(cid, title, ctype, importance, tags, first_moment(times[cid], timezone.utc))
-             for cid, title, ctype, importance, tags in
-             graph.query("MATCH (c:Card) RETURN c.id, c.title, c.type, c.importance, c.tags")]
+    cards = [(c.id, c.title, c.type, c.importance, c.tags, first_moment(times[c.id], timezone.utc))
+             for c in graph.card_headlines()]
     return sessions, cards
 
 

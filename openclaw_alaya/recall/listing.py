@@ -1,6 +1,6 @@
 """Cards by id and pages of cards by filter (`alaya get`, `alaya list`): plain reads of the
 graph, no index and no walk. An id of a card since merged into another (introspect's
-consolidate) resolves to the card it went into (`GraphStore.resolve_ids`), so ids an agent
+consolidate) resolves to the card it went into (the graph's `resolve_ids`), so ids an agent
 noted down earlier keep working.
 """
 
@@ -8,21 +8,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, NotFoundError
 from ..models import CardPage, CardRecord, check_id
-from ..store.embedded.graph import CARD_FIELDS, GraphStore, card_from_row
-from ..store.embedded.snapshot import GraphView
 from .navigate import SHARED_SCOPE
 from .periods import aware, window
+
+if TYPE_CHECKING:
+    from ..store.ports.graph import CardGraph
 
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 1000
 TIERS = ("HOT", "WARM", "COLD")
 
 
-def find_cards(graph: GraphView, ids: list[str]) -> list[CardRecord]:
+def find_cards(graph: "CardGraph", ids: list[str]) -> list[CardRecord]:
     """The cards in the order asked; a merged id gives the card it went into, with
     `forwarded_from` set to it. The first id that names nothing is a NotFoundError."""
     forwarded = graph.resolve_ids(ids)
@@ -72,48 +73,19 @@ class ListRequest:
                    limit=limit, offset=offset)
 
 
-def list_cards(graph: GraphStore, request: ListRequest) -> CardPage:
-    """Newest first (`created_at`, then id): every filter in one Kuzu query with parameters,
-    and the total matching in a count over the same filter."""
-    where, params = _where(graph, request)
-    fields = ", ".join(f"c.{f}" for f in CARD_FIELDS)
-    total = graph.query(f"MATCH (c:Card) {where} RETURN count(c)", params)[0][0]
-    rows = graph.query(
-        f"MATCH (c:Card) {where} RETURN {fields} ORDER BY c.created_at DESC, c.id SKIP $offset LIMIT $limit",
-        {**params, "offset": request.offset, "limit": request.limit},
-    ) if request.limit else []
-    cards = [card_from_row(dict(zip(CARD_FIELDS, row))) for row in rows]
-    return CardPage(cards=cards, total=total, offset=request.offset, limit=request.limit)
-
-
-def _where(graph: GraphStore, request: ListRequest) -> tuple[str, dict[str, Any]]:
-    """The WHERE clause of the given filters and its parameters. Tags and entities match
-    whatever the case; an entity by its name or one of its aliases (GraphStore.aliases: none
-    in a store not migrated yet)."""
-    conditions: list[str] = []
-    params: dict[str, Any] = {}
-
-    def add(condition: str, **values: Any) -> None:
-        conditions.append(condition)
-        params.update(values)
-
-    if request.type:
-        add("c.type = $type", type=request.type)
-    if request.tag:
-        add("list_contains(list_transform(c.tags, t -> lower(t)), $tag)", tag=request.tag.lower())
+def list_cards(graph: "CardGraph", request: ListRequest) -> CardPage:
+    """Newest first (`created_at`, then id), the total matching beside the page. Tags and
+    entities match whatever the case; an entity by its name or one of its aliases (the graph's
+    `aliases`: none in a store not migrated yet); a scope as recall's: the agent's own cards
+    and the shared ones."""
+    entities = None
     if request.entity:
         name = request.entity.lower()
-        names = sorted({name, graph.aliases().get(name, name).lower()})
-        add("EXISTS { MATCH (c)-[:MENTIONS]->(e:Entity) WHERE lower(e.name) IN $entities }", entities=names)
-    if request.since:
-        add("c.created_at >= $since", since=request.since)
-    if request.before:
-        add("c.created_at < $before", before=request.before)
-    if request.tier:
-        add("c.tier = $tier", tier=request.tier)
-    if request.scope:  # as recall's scope: the agent's own cards and the shared ones
-        add("c.scope IN $scopes", scopes=[request.scope, SHARED_SCOPE])
-    return ("WHERE " + " AND ".join(f"({c})" for c in conditions) if conditions else ""), params
+        entities = sorted({name, graph.aliases().get(name, name).lower()})
+    return graph.card_page(type=request.type, tag=request.tag.lower() if request.tag else None, entities=entities,
+                           since=request.since, before=request.before, tier=request.tier,
+                           scopes=[request.scope, SHARED_SCOPE] if request.scope else None,
+                           limit=request.limit, offset=request.offset)
 
 
 def _count(value: Any) -> bool:

@@ -161,10 +161,9 @@ class MemoryTools:
         (default: the newest session)."""
         if session_id is None:
             with self.memory.reading("memory_introspect (newest session)") as graph:
-                rows = graph.query("MATCH (s:Session) RETURN s.id ORDER BY s.ingested_at DESC, s.id LIMIT 1")
-            if not rows:
+                session_id = graph.newest_session_id()
+            if session_id is None:
                 raise InputError("no session stored yet")
-            session_id = rows[0][0]
         return self.memory.session_report(session_id)
 
 
