@@ -9,6 +9,17 @@ from ...models import CardPage
 from ..ports.curation import CardHeadline, Entity, EntityMentions, MentioningCard
 from .columns import CARD_FIELDS, CARD_RELATIONS, CUSTOM, card_from_row
 
+# `card_page`'s filters, each reading the parameter of its name
+_CARD_FILTERS = {
+    "type": "c.type = $type",
+    "tag": "list_contains(list_transform(c.tags, t -> lower(t)), $tag)",
+    "entities": "EXISTS { MATCH (c)-[:MENTIONS]->(e:Entity) WHERE lower(e.name) IN $entities }",
+    "since": "c.created_at >= $since",
+    "before": "c.created_at < $before",
+    "tier": "c.tier = $tier",
+    "scopes": "c.scope IN $scopes",
+}
+
 
 class CurationQueries:
     """Curation operations on an open Kuzu connection (`self._rows`, `self.optional`)."""
@@ -128,28 +139,10 @@ class CurationQueries:
     def card_page(self, *, type: str | None = None, tag: str | None = None, entities: list[str] | None = None,
                   since: str | None = None, before: str | None = None, tier: str | None = None,
                   scopes: list[str] | None = None, limit: int, offset: int) -> CardPage:
-        conditions: list[str] = []
-        params: dict[str, Any] = {}
-
-        def add(condition: str, **values: Any) -> None:
-            conditions.append(condition)
-            params.update(values)
-
-        if type:
-            add("c.type = $type", type=type)
-        if tag:
-            add("list_contains(list_transform(c.tags, t -> lower(t)), $tag)", tag=tag)
-        if entities:
-            add("EXISTS { MATCH (c)-[:MENTIONS]->(e:Entity) WHERE lower(e.name) IN $entities }", entities=entities)
-        if since:
-            add("c.created_at >= $since", since=since)
-        if before:
-            add("c.created_at < $before", before=before)
-        if tier:
-            add("c.tier = $tier", tier=tier)
-        if scopes:
-            add("c.scope IN $scopes", scopes=scopes)
-        where = ("WHERE " + " AND ".join(f"({c})" for c in conditions)) if conditions else ""
+        given = {"type": type, "tag": tag, "entities": entities, "since": since, "before": before, "tier": tier,
+                 "scopes": scopes}
+        params: dict[str, Any] = {key: value for key, value in given.items() if value}
+        where = ("WHERE " + " AND ".join(f"({_CARD_FILTERS[key]})" for key in params)) if params else ""
         fields = ", ".join(f"c.{f}" for f in CARD_FIELDS)
         total = self._rows(f"MATCH (c:Card) {where} RETURN count(c)", params)[0][0]
         rows = self._rows(
