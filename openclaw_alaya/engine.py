@@ -152,8 +152,9 @@ class Alaya:
         return self.storage.writing(operation, change_graph=change_graph)
 
     def upgrade(self) -> None:
-        """Bring a store an earlier version made up to date (its schema, its full-text index)
-        under the write lock: `alaya init`, the daemon's warm-up; a no-op when current."""
+        """Under the write lock, finish a dead writer's work and bring a store an earlier version
+        made up to date (its schema, its full-text index): `alaya init`, the daemon's warm-up;
+        a no-op when there is nothing to do."""
         self.storage.upgrade()
 
     # --- init -----------------------------------------------------------------------------

@@ -138,9 +138,6 @@ class Server:
         if memory.dirs.graph.exists():
             try:
                 memory.upgrade()
-                if memory.lock.needs_recovery():
-                    with memory.writing("serve warm-up (recovery)", change_graph=False):
-                        pass  # the outermost write hold finishes a dead writer's work
             except OSError:
                 pass  # a read-only data directory: read it as it is, where it can be
             with memory.viewing("serve warm-up"):  # reads the graph snapshot

@@ -97,9 +97,10 @@ class EmbeddedBackend:
         from ..journal import checkpoint_cut_off
         from .swap import pending
 
-        if not schema_current(self.dirs.graph) or pending(self.dirs.root) or checkpoint_cut_off(self.dirs.root):
-            raise StaleStoreError(f"{self.dirs.root}: the store must be brought up to date before it is read; "
-                                  "run `alaya init`")
+        if not schema_current(self.dirs.graph):
+            raise StaleStoreError(f"{self.dirs.root}: the store was made by an earlier version; run `alaya init` to upgrade it")
+        if pending(self.dirs.root) or checkpoint_cut_off(self.dirs.root):
+            raise StaleStoreError(f"{self.dirs.root}: a write was cut off and must be finished; run `alaya init`")
 
     @contextmanager
     def writing(self, operation: str, *, change_graph: bool = True) -> Iterator[GraphStore]:
@@ -117,11 +118,11 @@ class EmbeddedBackend:
             self.index.create()
 
     def current(self) -> bool:
-        return schema_current(self.dirs.graph) and fts_current(self.dirs.lancedb)
+        return schema_current(self.dirs.graph) and fts_current(self.dirs.lancedb) and not self.lock.needs_recovery()
 
     def upgrade(self) -> None:
         if not self.current():
-            with self.lock.write("schema upgrade"):
+            with self.lock.write("upgrade"):  # the outermost write hold recovers first (store/lock.py)
                 self._upgrade_held()
 
     def _upgrade_held(self) -> None:

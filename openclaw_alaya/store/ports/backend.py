@@ -65,11 +65,13 @@ class Backend(Footprint, Protocol):
         ...
 
     def current(self) -> bool:
-        """Whether the store needs no upgrade (schema and full-text index as this version makes them)."""
+        """Whether the store needs no upgrade: schema and full-text index as this version makes
+        them, and no dead writer's work waiting."""
         ...
 
     def upgrade(self) -> None:
-        """Bring a store an earlier version made up to date, under the write hold (a no-op when current)."""
+        """Under the write hold, finish a dead writer's work and bring a store an earlier
+        version made up to date (a no-op when `current`)."""
         ...
 
     def scratch(self) -> "Scratch":
