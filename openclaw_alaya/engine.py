@@ -1,9 +1,11 @@
 """`Alaya`: the memory engine behind the CLI and the Python API.
 
-It owns one data directory's stores and is the one place that pairs the lock with Kuzu
+It owns one data directory's storage backend (`storage`, picked by `storage.backend`; the
+built-in one pairs the lock with Kuzu: store/embedded/backend.py) and its lock idiom
 (`reading`, `writing`; docs/architecture.md, "The lock protocol"): parse and compute outside
 the lock, take the shared lock to read or the exclusive lock to apply, and write L3 → L2 → L1
-in that order. The modules below it are handed the engine as a `memory.Memory`.
+in that order. Reads write nothing; `upgrade` (init, the daemon's warm-up) and every write hold
+bring a stale store up to date. The modules below it are handed the engine as a `memory.Memory`.
 """
 
 from __future__ import annotations

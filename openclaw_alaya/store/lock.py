@@ -2,7 +2,8 @@
 
 Kuzu allows one read-write opener or many read-only ones and fails at once otherwise, so every
 process serialises through one `filelock.ReadWriteLock`: readers share, a writer is alone.
-A wait that runs out becomes a one-line error naming the directory and the operation.
+A wait that runs out becomes a one-line error naming the directory and the operation. The
+embedded backend's coordinator (store/ports/coordinator.py).
 """
 
 from __future__ import annotations

@@ -59,8 +59,9 @@ _SCHEMA = [
 
 # What stores made by earlier versions lack, added on their next read-write open (`_migrate`);
 # each statement is idempotent. Readers of a store not migrated yet see no forwards, no entity
-# types and no aliases (`optional`); the provenance columns are read everywhere, so a reader
-# first has an old store upgraded under the write lock (`schema_current`, `Alaya.reading`).
+# types and no aliases (`optional`); the provenance columns are read everywhere, so a read of
+# an old store is refused until `alaya init` or a write upgrades it (`schema_current`,
+# backend.py `_check_readable`).
 _MIGRATIONS = [
     "CREATE NODE TABLE IF NOT EXISTS Forward(id STRING PRIMARY KEY, target STRING)",
     "ALTER TABLE Entity ADD IF NOT EXISTS type STRING DEFAULT ''",
