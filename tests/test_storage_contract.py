@@ -91,9 +91,8 @@ def _compatible(wanted: inspect.Signature, given: inspect.Signature) -> bool:
 def test_the_embedded_classes_satisfy_their_ports(port, impl):
     wrong = []
     for name, member in _members(port).items():
-        if member is None:  # an attribute: set in __init__, so looked for in its source
-            if not hasattr(impl, name) and f"self.{name}" not in inspect.getsource(impl) \
-                    and not any(name in getattr(b, "__annotations__", {}) or hasattr(b, name) for b in impl.__mro__):
+        if member is None:  # an attribute: on the class, or set by its __init__
+            if not hasattr(impl, name) and not re.search(rf"self\.{name}\s*[:=]", inspect.getsource(impl.__init__)):
                 wrong.append(f"{name}: missing")
             continue
         given = inspect.getattr_static(impl, name, None)
