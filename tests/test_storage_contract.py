@@ -104,3 +104,15 @@ def test_the_embedded_classes_satisfy_their_ports(port, impl):
         if callable(given) and not _compatible(inspect.signature(member), inspect.signature(given)):
             wrong.append(f"{name}: {inspect.signature(given)} does not fit {inspect.signature(member)}")
     assert not wrong, f"{impl.__name__} against {port.__name__}:\n" + "\n".join(wrong)
+
+
+def test_storage_backend_in_config_picks_the_backend(tmp_path, backend):
+    from openclaw_alaya import Alaya
+    from openclaw_alaya.config import Config
+    from openclaw_alaya.errors import ConfigError
+
+    chosen = Alaya(tmp_path / "a", config=Config.model_validate({"storage": {"backend": backend}}))
+    assert chosen.storage.name == backend
+    unknown = Alaya(tmp_path / "b", config=Config.model_validate({"storage": {"backend": "nowhere"}}))
+    with pytest.raises(ConfigError, match="storage.backend: no backend 'nowhere'"):
+        unknown.storage  # noqa: B018 - opening it is the check
