@@ -173,6 +173,13 @@ class LockConfig(_Section):
     timeout_seconds: float = Field(30.0, gt=0)
 
 
+class StorageConfig(_Section):
+    """Where the stores are kept: a backend registered through the `register_stores` hook
+    (store/backends.py); `embedded` is Kuzu + LanceDB + files in the data directory."""
+
+    backend: str = "embedded"
+
+
 class ServeConfig(_Section):
     """`alaya serve`, the resident daemon that answers the hooks, agent tools and reads warm (serve.py)."""
 
@@ -314,6 +321,7 @@ class Config(_Section):
     introspect: IntrospectConfig = Field(default_factory=IntrospectConfig)
     ingest: IngestConfig = Field(default_factory=IngestConfig)
     lock: LockConfig = Field(default_factory=LockConfig)
+    storage: StorageConfig = Field(default_factory=StorageConfig)
     hook: HookConfig = Field(default_factory=HookConfig)
     provenance: ProvenanceConfig = Field(default_factory=ProvenanceConfig)
     cron: CronConfig = Field(default_factory=CronConfig)

@@ -55,10 +55,10 @@ def register_distillers(register: Any) -> None:
 
 @hookimpl
 def register_stores(register: Any) -> None:
-    def embedded(dirs: Any, config: Any) -> Any:
+    def embedded(dirs: Any, config: Any, **wiring: Any) -> Any:
         from .store.embedded.backend import EmbeddedBackend
 
-        return EmbeddedBackend(dirs, config)
+        return EmbeddedBackend(dirs, config, **wiring)
 
     register("embedded", embedded)
 

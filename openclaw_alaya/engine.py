@@ -1,17 +1,19 @@
 """`Alaya`: the memory engine behind the CLI and the Python API.
 
-It owns one data directory's stores and is the one place that pairs the lock with Kuzu
+It owns one data directory's storage backend (`storage`, picked by `storage.backend`; the
+built-in one pairs the lock with Kuzu: store/embedded/backend.py) and its lock idiom
 (`reading`, `writing`; docs/architecture.md, "The lock protocol"): parse and compute outside
 the lock, take the shared lock to read or the exclusive lock to apply, and write L3 → L2 → L1
-in that order. The modules below it are handed the engine as a `memory.Memory`.
+in that order. Reads write nothing; `upgrade` (init, the daemon's warm-up) and every write hold
+bring a stale store up to date. The modules below it are handed the engine as a `memory.Memory`.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
@@ -47,10 +49,7 @@ from .providers import bind, make_distiller, make_embedder
 from .store import tombstones
 from .store.datadir import DataDir, resolve_data_dir
 from .store.fsutil import append_line
-from .store.embedded.graph import GraphStore, schema_current
-from .store.embedded.index_meta import fts_current
-from .store.lock import StoreLock
-from .store.raw import LINKS_LOG, RawStore
+from .store.raw import LINKS_LOG
 
 if TYPE_CHECKING:
     import pluggy
@@ -61,8 +60,11 @@ if TYPE_CHECKING:
     from .curate.triplets import Committed
     from .embedding import Embedder
     from .models import CardPage, CardRecord
-    from .store.embedded.snapshot import GraphView, SnapshotKeeper
-    from .store.embedded.vectors import VectorStore
+    from .store.ports.backend import Backend
+    from .store.ports.coordinator import Coordinator
+    from .store.ports.graph import CardGraph, GraphReads, GraphViews
+    from .store.ports.index import CardIndex
+    from .store.ports.raw import RawSessions
 
 _APPLY_BATCH_CARDS = 1000  # cards applied per write-lock hold when distilling a backlog (about 2 s at 10k cards)
 
@@ -93,98 +95,69 @@ class Alaya:
         return self._config or Config.load(self.dirs.config)
 
     @cached_property
-    def storage(self) -> Any:
-        """The storage backend this data directory is kept in (store/backends.py)."""
+    def storage(self) -> "Backend":
+        """The storage backend this data directory is kept in: `storage.backend` in config,
+        from the `register_stores` registry (store/backends.py)."""
+        from .ingest.recovery import recover
         from .plugins import registry
         from .store.backends import open_backend
 
-        return open_backend("embedded", registry("register_stores", self.hooks), self.dirs, self.config)
+        return open_backend(self.config.storage.backend, registry("register_stores", self.hooks), self.dirs,
+                            self.config, embedder=lambda: self.embedder, recover=lambda: recover(self))
 
-    @cached_property
-    def lock(self) -> StoreLock:
-        from .ingest.recovery import recover
+    @property
+    def lock(self) -> "Coordinator":
+        return self.storage.lock
 
-        self.dirs.require_private()  # every operation takes the lock: none runs on an untrusted directory
-        return StoreLock(self.dirs.root, self.config.lock.timeout_seconds, recover=lambda: recover(self))
-
-    @cached_property
-    def raw(self) -> RawStore:
-        return RawStore(self.dirs.root)
+    @property
+    def raw(self) -> "RawSessions":
+        return self.storage.raw
 
     @cached_property
     def embedder(self) -> "Embedder":
         return bind(self, make_embedder(self))  # a remote embedder caches in state/
 
-    @cached_property
-    def index(self) -> "VectorStore":
-        from .store.embedded.vectors import VectorStore
-
-        store = VectorStore(self.dirs.lancedb, self.embedder.id, self.embedder.dim)
-        store.check_embedder()
-        return store
+    @property
+    def index(self) -> "CardIndex":
+        return self.storage.index
 
     def reopen_index(self) -> None:
         """Forget the L1 handle, so the next use opens the tables again (after a rebuild or
         reembed swapped them)."""
-        self.__dict__.pop("index", None)
+        self.storage.reopen_index()
 
-    @cached_property
-    def graph_views(self) -> "SnapshotKeeper":
-        """What recall reads the graph through: an in-memory snapshot once this process
-        recalls repeatedly (store/embedded/snapshot.py)."""
-        from .store.embedded.snapshot import SnapshotKeeper
-
-        return SnapshotKeeper(self.dirs.graph)
+    @property
+    def graph_views(self) -> "GraphViews":
+        """What recall reads the graph through (an in-memory copy once this process recalls
+        repeatedly, where the backend keeps one)."""
+        return self.storage.graph_views
 
     # --- the lock protocol ----------------------------------------------------------------
 
-    @contextmanager
-    def reading(self, operation: str, *, timeout: float | None = None) -> Iterator[GraphStore]:
+    def reading(self, operation: str, *, timeout: float | None = None) -> AbstractContextManager["CardGraph"]:
         """The shared lock and the graph read-only, closed before the lock is released.
-        `timeout` instead of the configured one (0: only if free now)."""
-        self._upgrade_store()
-        with self.lock.read(operation, timeout=timeout):
-            with GraphStore(self.dirs.graph, read_only=True) as graph:
-                yield graph
+        `timeout` instead of the configured one (0: only if free now). Writes nothing: a store
+        that must be upgraded first is refused (`StaleStoreError`, naming `alaya init`)."""
+        return self.storage.reading(operation, timeout=timeout)
 
-    @contextmanager
-    def viewing(self, operation: str, *, timeout: float | None = None) -> Iterator["GraphView"]:
-        """As `reading`, but the graph as recall reads it: the in-memory snapshot in a process
-        that recalls repeatedly (store/embedded/snapshot.py), Kuzu itself otherwise."""
-        self._upgrade_store()
-        with self.lock.read(operation, timeout=timeout):
-            with self.graph_views.view(lambda: GraphStore(self.dirs.graph, read_only=True)) as graph:
-                yield graph
+    def viewing(self, operation: str, *, timeout: float | None = None) -> AbstractContextManager["GraphReads"]:
+        """As `reading`, but the graph as recall reads it: an in-memory copy in a process that
+        recalls repeatedly, the graph itself otherwise."""
+        return self.storage.viewing(operation, timeout=timeout)
 
-    def _upgrade_store(self) -> None:
-        """A store made by an earlier version is brought up to date under the write lock before
-        anyone reads it, since readers write nothing: the graph gains its new columns (readers
-        open Kuzu read-only, which cannot add them; store/embedded/graph.py, `_MIGRATIONS`) and the cards'
-        full-text index is rebuilt with the current configuration (store/embedded/index_meta.py,
-        `FTS_VERSION`). The index on the first read, not the next write: until then recall
-        misses words the old index dropped, and a store may be read for long before a write
-        (the daemon's warm-up read takes it, off any recall's path)."""
-        graph_current, fts_ok = schema_current(self.dirs.graph), fts_current(self.dirs.lancedb)
-        if graph_current and fts_ok:
-            return
-        try:
-            with self.writing("schema upgrade", change_graph=not graph_current) as graph:
-                if not graph_current:
-                    graph.upgrade()
-                if not fts_ok:
-                    self.index.upgrade_fts()
-        except OSError:
-            pass  # a read-only data directory: read it as it is
-
-    @contextmanager
-    def writing(self, operation: str, *, change_graph: bool = True) -> Iterator[GraphStore]:
+    def writing(self, operation: str, *, change_graph: bool = True) -> AbstractContextManager["CardGraph"]:
         """The exclusive lock and the graph read-write as one transaction, committed and closed
         before the lock is released (`with graph:` inside commits it earlier, so that L1 is
-        written after L2). Kuzu opens only if the hold uses the graph. `change_graph=False`:
-        the hold changes other layers and only reads the graph (no generation bump)."""
-        with self.lock.write(operation):
-            with GraphStore(self.dirs.graph, read_only=not change_graph, atomic=change_graph) as graph:
-                yield graph
+        written after L2). The graph opens only if the hold uses it. `change_graph=False`:
+        the hold changes other layers and only reads the graph (no generation bump). The
+        outermost hold first finishes a dead writer's work and upgrades a stale store."""
+        return self.storage.writing(operation, change_graph=change_graph)
+
+    def upgrade(self) -> None:
+        """Under the write lock, finish a dead writer's work and bring a store an earlier version
+        made up to date (its schema, its full-text index): `alaya init`, the daemon's warm-up;
+        a no-op when there is nothing to do."""
+        self.storage.upgrade()
 
     # --- init -----------------------------------------------------------------------------
 
@@ -199,11 +172,10 @@ class Alaya:
         # a remote embedder: init stays offline, the names go with the first distill batch (distill/batch.py)
         remote = hasattr(self.embedder, "client")
         vectors = None if remote else self.embedder.embed([row["description"] for row in rows])
-        with self.writing("init") as graph:
-            with graph:
-                graph.create_schema()
-            self.index.create()
-            if vectors is not None:
+        self.storage.create()
+        self.upgrade()
+        if vectors is not None:
+            with self.writing("init (relations)", change_graph=False):
                 self.index.upsert_relations(rows, vectors)
         return self.dirs.root
 

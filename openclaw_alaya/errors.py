@@ -37,6 +37,11 @@ class DamagedStoreError(AlayaError):
     """The graph or the index is damaged or missing: `alaya rebuild` derives them again from L3."""
 
 
+class StaleStoreError(AlayaError):
+    """A read of a store that must be brought up to date first (an earlier version's schema, a
+    dead writer's unfinished swap): reads write nothing, `alaya init` upgrades it."""
+
+
 # What the operating system answers when a data directory cannot be written to (a read-only
 # medium or mount, no permission, a full disk): reads go on without the lock where nobody can
 # write (store/lock.py), and a write fails in one line instead of as an internal error.

@@ -48,9 +48,10 @@ def register_distillers(register: Any) -> None:
 def register_stores(register: Any) -> None:
     """Make storage backends available to `storage.backend` in config (store/backends.py).
 
-    Call `register(name, factory)`; `factory(dirs, config)` returns a `store.ports.Backend`
-    for that data directory (the built-in `embedded`: Kuzu + LanceDB + file locks). A later
-    registration of the same name wins.
+    Call `register(name, factory)`; `factory(dirs, config, embedder=…, recover=…)` returns a
+    `store.ports.backend.Backend` for that data directory (`embedder`: a callable giving the
+    engine's embedder; `recover`: what the outermost write hold runs first); the built-in is
+    `embedded` (Kuzu + LanceDB + file locks). A later registration of the same name wins.
     """
 
 

@@ -14,11 +14,32 @@ sys.path.insert(0, str(Path(__file__).parent))
 os.environ["ALAYA_NO_SERVE"] = "1"
 
 
-@pytest.fixture
-def memory(tmp_path):
-    """An initialised data directory on real Kuzu and LanceDB files."""
-    from openclaw_alaya import Alaya
+def _backend_names() -> list[str]:
+    """Every storage backend registered through `register_stores` (today: embedded)."""
+    from openclaw_alaya.plugins import get_plugin_manager, registry
 
-    mem = Alaya(tmp_path / "data")
+    return sorted(registry("register_stores", get_plugin_manager()))
+
+
+@pytest.fixture(params=_backend_names())
+def backend(request) -> str:
+    """The name of a registered storage backend: a test using it runs once per backend."""
+    return request.param
+
+
+@pytest.fixture
+def memory_on_backend(tmp_path, backend):
+    """An initialised memory on `backend` (`storage.backend` in its config)."""
+    from openclaw_alaya import Alaya
+    from openclaw_alaya.config import Config
+
+    mem = Alaya(tmp_path / "data", config=Config.model_validate({"storage": {"backend": backend}}))
     mem.init()
     return mem
+
+
+@pytest.fixture
+def memory(memory_on_backend):
+    """An initialised data directory, on each registered backend in turn (embedded: real Kuzu
+    and LanceDB files)."""
+    return memory_on_backend

@@ -11,6 +11,7 @@ from openclaw_alaya.maintenance.introspect import run as introspect
 
 data, prefix = sys.argv[1], sys.argv[2]
 memory = Alaya(data)
+memory.upgrade()  # finish what the last kill left (a read would refuse a cut-off checkpoint)
 memory.recall("warm up")  # load kuzu, lancedb and the embedder before the kills start
 print("ready", flush=True)
 for i in range(1000):

@@ -11,6 +11,7 @@ from test_hooks import alaya, end_event, msg, ok_json, prepend
 
 from openclaw_alaya.bridge.capture import capture
 from openclaw_alaya.bridge.capture import end_event as parse_end_event
+from openclaw_alaya.errors import StaleStoreError
 from openclaw_alaya.store.embedded.graph import GraphStore
 from openclaw_alaya.text import estimate_tokens
 
@@ -218,7 +219,7 @@ def test_an_untrusted_card_never_supersedes_an_owner_card(memory):
     assert any(c.valid_until for c in cards(memory) if "CockroachDB" not in c.content)
 
 
-def test_a_store_from_before_provenance_is_upgraded_before_it_is_read(memory):
+def test_a_store_from_before_provenance_is_refused_by_a_read_until_upgraded(memory):
     captured(memory, [msg("user", "We decided to use pnpm because installs were slow.", 1000)])
     with memory.writing("test: make it old") as graph:  # the columns a store of an earlier version lacks
         for statement in ("ALTER TABLE Card DROP origin", "ALTER TABLE Card DROP session_kind",
@@ -231,7 +232,10 @@ def test_a_store_from_before_provenance_is_upgraded_before_it_is_read(memory):
     with GraphStore(memory.dirs.graph, read_only=True) as graph:
         columns = {row[1] for row in graph.query("CALL table_info('Card') RETURN *")}
     assert "origin" not in columns
-    found = memory.recall("pnpm")  # a reader: the store is upgraded first, under the write lock
+    with pytest.raises(StaleStoreError, match="alaya init"):
+        memory.recall("pnpm")  # a read writes nothing, and cannot read the old columns
+    memory.upgrade()  # what `alaya init` does
+    found = memory.recall("pnpm")
     assert found.nodes and found.nodes[0].origin is None  # stored before provenance: unknown
     status = ok_json(alaya(memory.dirs.root, "status", "--json"))
     assert status["cards_by_origin"] == {"unknown": len(cards(memory))}

@@ -156,7 +156,8 @@ def test_a_store_without_channel_summary_and_reason_gains_them_before_a_read(mem
     (memory.dirs.graph.parent / (memory.dirs.graph.name + ".schema")).write_text("2")
     graph_module._MIGRATED.clear()
 
-    result = memory.recall(from_nodes=[a], relations=["CAUSED_BY"], depth=1)  # upgraded under the write lock first
+    memory.upgrade()  # `alaya init`: a read would refuse the old schema
+    result = memory.recall(from_nodes=[a], relations=["CAUSED_BY"], depth=1)
     assert [(n.card_id, n.matched_reason) for n in result.nodes] == [(b, None)]
     assert node(memory, "s0")["channel"] is None
     memory.link(a, b, "LED_TO", reason="seen in the logs")  # an edge made again takes the reason given now

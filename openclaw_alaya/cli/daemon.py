@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import base64
 import contextlib
+import ctypes
 import io
 import json
 import os
@@ -47,7 +48,6 @@ from typing import Any
 
 from .. import __version__
 from ..errors import AlayaError
-from ..store.embedded.native import limit_malloc_arenas
 from . import common
 from .main import main as run_command
 from .wire import (
@@ -127,13 +127,19 @@ class Server:
         return self._memory
 
     def warm_up(self) -> None:
-        """Import what requests need and open the index, under the read lock."""
+        """Bring the store up to date (reads write nothing, so the daemon does it before its
+        first read: a stale schema, an old full-text index, a dead writer's missing index
+        rows), import what requests need and open the index, under the read lock."""
         from ..bridge import inject  # noqa: F401
         from ..recall import navigate  # noqa: F401
 
         memory = self.memory_for(self.root)
         memory.hooks  # the plugin manager is built now (entry points, $ALAYA_PLUGINS), not on a request
         if memory.dirs.graph.exists():
+            try:
+                memory.upgrade()
+            except OSError:
+                pass  # a read-only data directory: read it as it is, where it can be
             with memory.viewing("serve warm-up"):  # reads the graph snapshot
                 index = memory.index
                 index.resident = True
@@ -375,6 +381,20 @@ def _read_all(conn: socket.socket) -> bytes:
 
 def _send(conn: socket.socket, reply: dict) -> None:
     conn.sendall(json.dumps({**reply, "version": __version__}).encode("utf-8"))
+
+
+_M_ARENA_MAX = -8  # mallopt parameter (malloc.h)
+
+
+def limit_malloc_arenas(arenas: int = 2) -> None:
+    """Call before starting threads: glibc gives each new thread a malloc arena of its own, and
+    what a request thread allocated (a graph snapshot, LanceDB batches) stays resident in it
+    (the threaded daemon's peak RSS went from ~300 to ~470 MiB). Not glibc: nothing to do.
+    The daemon's own (its threads, whatever backend they read), so it lives here."""
+    try:
+        ctypes.CDLL("libc.so.6").mallopt(_M_ARENA_MAX, arenas)
+    except (OSError, AttributeError):
+        pass
 
 
 def _main() -> int:

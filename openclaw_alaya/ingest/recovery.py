@@ -1,7 +1,7 @@
 """Finish what a killed writer left (the crash-safety record is in `store/journal.py`): the
-lock runs `recover` under the write lock before the next write, or before the next read while
-a dead write's record waits, and `check` lists the same disagreements without fixing them
-(`alaya verify`, the crash tests).
+lock runs `recover` under the write lock at the start of the next write hold (a read writes
+nothing: it reads the layers as they are, or refuses a store it cannot read as it is), and
+`check` lists the same disagreements without fixing them (`alaya verify`, the crash tests).
 
 First, a swap of rebuilt stores cut off between its renames is finished (store/ports/scratch.py). Then
 two reconciliations, in write order:

@@ -46,8 +46,8 @@ from ..config import RecallConfig
 from ..embedding import Embedder
 from ..errors import AlayaError, NotFoundError
 from ..models import Card, Explorable, RecallNode, RecallResult, now_iso, source_of
-from ..store.embedded.snapshot import GraphView
-from ..store.embedded.vectors import VectorStore
+from ..store.ports.graph import GraphReads
+from ..store.ports.index import CardIndex
 from ..text import estimate_tokens
 from .compact import Returned
 from .context import SESSION_NEXT, session_neighbours
@@ -94,7 +94,7 @@ class Recaller:
         self.config = config
         self.embedder = embedder
 
-    def run(self, request: RecallRequest, graph: GraphView, index: VectorStore) -> RecallResult:
+    def run(self, request: RecallRequest, graph: GraphReads, index: CardIndex) -> RecallResult:
         # a from_node merged into another card since (introspect's consolidate): navigate from
         # the card it went into, and say so in `forwarded`
         forwarded = graph.resolve_ids(request.from_nodes) if request.from_nodes else {}
@@ -201,7 +201,7 @@ class Recaller:
                 fused[cid] = fused.get(cid, 0.0) + weight / (k + rank + 1)
         return {cid: _Hit(cid, score / best) for cid, score in fused.items()}
 
-    def _with_context(self, entries: dict[str, _Hit], graph: GraphView) -> dict[str, _Hit]:
+    def _with_context(self, entries: dict[str, _Hit], graph: GraphReads) -> dict[str, _Hit]:
         """The entries, each raised by the best of its neighbours in its session, and the
         neighbours of the best entries that were no entry themselves (`context.py`)."""
         scores = {cid: hit.score for cid, hit in entries.items()}
@@ -369,7 +369,7 @@ class Recaller:
             )
         return nodes
 
-    def _reasons(self, nodes: list[RecallNode], hits: dict[str, _Hit], graph: GraphView) -> None:
+    def _reasons(self, nodes: list[RecallNode], hits: dict[str, _Hit], graph: GraphReads) -> None:
         """`matched_reason`: the reason recorded on the edge each walked-to card was reached by."""
         pairs = {n.card_id: (hits[n.card_id].parents[0], n.matched_rel, n.card_id)
                  for n in nodes if n.matched_rel and n.card_id in hits and hits[n.card_id].parents}
@@ -420,7 +420,7 @@ def _final_order(ranked: list[_Hit], cards: "_LazyCards", scope: str | None,
 class _LazyCards:
     """The ranked cards, read from the graph a chunk at a time as the ranking walks down."""
 
-    def __init__(self, graph: GraphView, ranked: list[str], chunk: int) -> None:
+    def __init__(self, graph: GraphReads, ranked: list[str], chunk: int) -> None:
         self.graph, self.ranked, self.chunk = graph, ranked, max(chunk, 1)
         self.cards: dict[str, Card] = {}
         self.fetched = 0

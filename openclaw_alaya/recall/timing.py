@@ -25,7 +25,7 @@ from typing import Protocol, TypeVar
 
 from ..config import RecallConfig
 from ..distill.dates import ABS_DATE_RE, render_cn, render_date, resolve_relative
-from ..store.embedded.snapshot import GraphView
+from ..store.ports.graph import GraphReads
 from .periods import Period, aware, find_phrase, first_moment
 
 # "When did …", "when is …" and a question that opens with "when"; not "who helps her when she …"
@@ -67,7 +67,7 @@ class TimeSignal:
     when: what `keep` filters and `rank` rescores."""
 
     def __init__(self, text: str, since: datetime | None, until: datetime | None, now: datetime | None,
-                 graph: GraphView, config: RecallConfig) -> None:
+                 graph: GraphReads, config: RecallConfig) -> None:
         now = aware(now)
         found = find_phrase(text, now) if text else None
         self.text = found[1] if found else text  # "last week" is no word to search for

@@ -13,8 +13,9 @@ OOM, power loss). What such a death can leave:
 - L2 committed, L1 not (or only partly): LanceDB commits are atomic, but L2 and L1 are two
   stores.
 
-`ingest/recovery.py` runs under the write lock at the start of the next write, or before the
-next read when a record is waiting (a read never sees the layers disagree), and reconciles:
+`ingest/recovery.py` runs under the write lock at the start of the next write hold (`alaya
+init`, the daemon's warm-up, any write; a read writes nothing: until then it may miss what the
+dead write left half done, and refuses a swap or checkpoint cut off), and reconciles:
 
 1. L3 → L2 sessions: every session file without a `Session` node, and every session file
    changed since the oldest dead write began, gets its node from the file (turn count, path;

@@ -2,7 +2,8 @@
 
 Kuzu allows one read-write opener or many read-only ones and fails at once otherwise, so every
 process serialises through one `filelock.ReadWriteLock`: readers share, a writer is alone.
-A wait that runs out becomes a one-line error naming the directory and the operation.
+A wait that runs out becomes a one-line error naming the directory and the operation. The
+embedded backend's coordinator (store/ports/coordinator.py).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from filelock import ReadWriteLock, Timeout
 
@@ -28,8 +30,10 @@ _held: dict[Path, int] = {}
 class StoreLock:
     """Shared/exclusive lock over one data directory, with a note of who holds it for writing."""
 
-    def __init__(self, data_dir: Path, timeout: float, recover: Callable[[], object] | None = None) -> None:
+    def __init__(self, data_dir: Path, timeout: float, recover: Callable[[], object] | None = None,
+                 generation: Callable[[], Any] | None = None) -> None:
         self.data_dir = data_dir
+        self._generation = generation  # the graph's generation (store/embedded/graph.py, `version`)
         self.timeout = timeout
         self._recover = recover  # ingest.recovery.recover for this directory: finishes dead writes
         self._path = data_dir / ".lock"
@@ -39,11 +43,9 @@ class StoreLock:
 
     @contextmanager
     def read(self, operation: str, *, timeout: float | None = None) -> Iterator[None]:
-        """The shared lock; `timeout` instead of the configured one (0: only if free now)."""
-        outermost = not _held.get(self._path)
-        if outermost and self._recover is not None and journal.needs_recovery(self.data_dir):
-            with self.write(f"recovery before {operation}"):  # a read never sees a dead write's half
-                pass
+        """The shared lock; `timeout` instead of the configured one (0: only if free now). A
+        read writes nothing: what a dead writer left waits for the next write hold (the reader
+        refuses a store it cannot read as it is, store/embedded/backend.py)."""
         try:
             lock = self._rw()
         except OSError as exc:
@@ -79,6 +81,14 @@ class StoreLock:
                 journal.Journal.of(self.data_dir).end(record)
                 self._holder_note.unlink(missing_ok=True)
                 self.write_holds.append((operation, time.perf_counter() - started))
+
+    def needs_recovery(self) -> bool:
+        """A dead writer left work that the next write hold finishes."""
+        return journal.needs_recovery(self.data_dir)
+
+    def generation(self) -> Any:
+        """Changes whenever a writer may have changed the graph (None: no counter given)."""
+        return self._generation() if self._generation is not None else None
 
     def _rw(self) -> ReadWriteLock:
         if self._lock is None:

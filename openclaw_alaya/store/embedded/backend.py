@@ -1,27 +1,141 @@
 """The embedded backend: one data directory's Kuzu graph, LanceDB index, raw files and file
-locks, behind the storage ports (store/ports/)."""
+locks, behind the storage ports (store/ports/). It pairs the lock with Kuzu: the graph is only
+ever open inside a hold, read-only under the shared one, one transaction under the exclusive
+one (docs/architecture.md, "The lock protocol")."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import cached_property
 from typing import TYPE_CHECKING
 
+from ...errors import StaleStoreError
+from ..lock import StoreLock
+from ..raw import RawStore
 from .footprint import footprint
+from .graph import GraphStore, schema_current, version
+from .index_meta import fts_current
 
 if TYPE_CHECKING:
     from ...config import Config
+    from ...embedding import Embedder
     from ..datadir import DataDir
     from ..ports.upkeep import StorageBytes
     from .scratch import EmbeddedScratch
+    from .snapshot import GraphView, SnapshotKeeper
+    from .vectors import VectorStore
 
 
 class EmbeddedBackend:
-    """The default backend: everything in the files of one data directory."""
+    """The default backend: everything in the files of one data directory. `embedder` and
+    `recover` are the engine's (the index is opened for its embedder; the outermost write hold
+    first finishes a dead writer's work, ingest/recovery.py)."""
 
     name = "embedded"
 
-    def __init__(self, dirs: "DataDir", config: "Config") -> None:
+    def __init__(self, dirs: "DataDir", config: "Config", *, embedder: "Callable[[], Embedder] | None" = None,
+                 recover: Callable[[], object] | None = None) -> None:
         self.dirs = dirs
         self.config = config
+        self._embedder = embedder
+        self._recover = recover
+
+    @cached_property
+    def lock(self) -> StoreLock:
+        self.dirs.require_private()  # every operation takes the lock: none runs on an untrusted directory
+        return StoreLock(self.dirs.root, self.config.lock.timeout_seconds, recover=self._recover,
+                         generation=lambda: version(self.dirs.graph))
+
+    @cached_property
+    def raw(self) -> RawStore:
+        return RawStore(self.dirs.root)
+
+    @cached_property
+    def index(self) -> "VectorStore":
+        from .vectors import VectorStore
+
+        if self._embedder is None:
+            raise RuntimeError("the embedded backend opens its index for an embedder (EmbeddedBackend(embedder=…))")
+        embedder = self._embedder()
+        store = VectorStore(self.dirs.lancedb, embedder.id, embedder.dim)
+        store.check_embedder()
+        return store
+
+    def reopen_index(self) -> None:
+        self.__dict__.pop("index", None)
+
+    @cached_property
+    def graph_views(self) -> "SnapshotKeeper":
+        """An in-memory snapshot once this process recalls repeatedly (snapshot.py)."""
+        from .snapshot import SnapshotKeeper
+
+        return SnapshotKeeper(self.dirs.graph)
+
+    # --- the lock protocol ----------------------------------------------------------------
+
+    @contextmanager
+    def reading(self, operation: str, *, timeout: float | None = None) -> Iterator[GraphStore]:
+        with self.lock.read(operation, timeout=timeout):
+            self._check_readable()
+            with GraphStore(self.dirs.graph, read_only=True) as graph:
+                yield graph
+
+    @contextmanager
+    def viewing(self, operation: str, *, timeout: float | None = None) -> Iterator["GraphView"]:
+        with self.lock.read(operation, timeout=timeout):
+            self._check_readable()
+            with self.graph_views.view(lambda: GraphStore(self.dirs.graph, read_only=True)) as graph:
+                yield graph
+
+    def _check_readable(self) -> None:
+        """Under the read hold: a graph without this version's columns cannot be read as it
+        is (Kuzu read-only cannot add them, and every card read names them), and neither can a
+        store a dead writer left mid-swap or mid-checkpoint; an old full-text index can (it
+        finds fewer words until `upgrade` rebuilds it), and so can L1 missing a dead write's
+        rows (the next write hold adds them)."""
+        from ..journal import checkpoint_cut_off
+        from .swap import pending
+
+        if not schema_current(self.dirs.graph):
+            raise StaleStoreError(f"{self.dirs.root}: the store was made by an earlier version; run `alaya init` to upgrade it")
+        if pending(self.dirs.root) or checkpoint_cut_off(self.dirs.root):
+            raise StaleStoreError(f"{self.dirs.root}: a write was cut off and must be finished; run `alaya init`")
+
+    @contextmanager
+    def writing(self, operation: str, *, change_graph: bool = True) -> Iterator[GraphStore]:
+        with self.lock.write(operation):
+            self._upgrade_held()
+            with GraphStore(self.dirs.graph, read_only=not change_graph, atomic=change_graph) as graph:
+                yield graph
+
+    # --- schema ---------------------------------------------------------------------------
+
+    def create(self) -> None:
+        with self.writing("init") as graph:
+            with graph:
+                graph.create_schema()
+            self.index.create()
+
+    def current(self) -> bool:
+        return schema_current(self.dirs.graph) and fts_current(self.dirs.lancedb) and not self.lock.needs_recovery()
+
+    def upgrade(self) -> None:
+        if not self.current():
+            with self.lock.write("upgrade"):  # the outermost write hold recovers first (store/lock.py)
+                self._upgrade_held()
+
+    def _upgrade_held(self) -> None:
+        """Under the write hold: the graph gains its new columns (graph.py, `_MIGRATIONS`, run
+        by a read-write open) and the cards' full-text index is rebuilt with the current
+        configuration (index_meta.py, `FTS_VERSION`)."""
+        if not schema_current(self.dirs.graph):
+            with GraphStore(self.dirs.graph, read_only=False) as graph:
+                graph.upgrade()
+        if not fts_current(self.dirs.lancedb):
+            self.index.upgrade_fts()
+
+    # --- scratch and sizes ----------------------------------------------------------------
 
     def scratch(self) -> "EmbeddedScratch":
         """Work folders, swaps and copies beside the stores (store/ports/scratch.py)."""

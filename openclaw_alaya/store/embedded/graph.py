@@ -16,7 +16,7 @@ import struct
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import kuzu
 
@@ -25,6 +25,7 @@ from ...models import INJECTABLE_ORIGINS, Card, Link
 from ..fsutil import FILE_MODE, atomic_write
 from .columns import (_CARD_TYPES, _SESSION_FIELDS, _SESSION_NULLABLE, _SESSION_TYPES, CARD_FIELDS, CARD_RELATIONS,
                       CUSTOM, _card_row, _loaded, _stored, card_from_row)
+from ..ports.graph import CardTimes
 from .curation_queries import CurationQueries
 from .upkeep_queries import UpkeepQueries
 
@@ -58,8 +59,9 @@ _SCHEMA = [
 
 # What stores made by earlier versions lack, added on their next read-write open (`_migrate`);
 # each statement is idempotent. Readers of a store not migrated yet see no forwards, no entity
-# types and no aliases (`optional`); the provenance columns are read everywhere, so a reader
-# first has an old store upgraded under the write lock (`schema_current`, `Alaya.reading`).
+# types and no aliases (`optional`); the provenance columns are read everywhere, so a read of
+# an old store is refused until `alaya init` or a write upgrades it (`schema_current`,
+# backend.py `_check_readable`).
 _MIGRATIONS = [
     "CREATE NODE TABLE IF NOT EXISTS Forward(id STRING PRIMARY KEY, target STRING)",
     "ALTER TABLE Entity ADD IF NOT EXISTS type STRING DEFAULT ''",
@@ -89,15 +91,6 @@ def _assignments(var: str, source: str, types: dict[str, str], fields: list[str]
 
 # a card of one of `$origins`, or one stored before origins were recorded ("")
 _ORIGIN_IN = "(c.origin IN $origins OR c.origin = '' OR c.origin IS NULL)"
-
-
-class CardTimes(NamedTuple):
-    """What a card is dated by, best first (`recall/periods.first_moment` picks): its
-    `valid_from`, the start of the session it was first distilled from, its `created_at`."""
-
-    valid_from: str | None
-    session_start: str | None
-    created_at: str | None
 
 
 def first_source(sources: str | None) -> str | None:

@@ -10,8 +10,9 @@ from typing import Any
 CARDS = "cards"
 META = "index.json"
 # The cards' full-text index configuration (`vectors._text_index`), bumped when it changes; an
-# index recorded with an older one (or none: version 1) is rebuilt before the store is next
-# read (`Alaya._upgrade_store`). 2: the project's English stop words, not LanceDB's (issue 18).
+# index recorded with an older one (or none: version 1) is read as it is and rebuilt by the
+# next upgrade (`alaya init`, the daemon's warm-up, a write hold: backend.py `_upgrade_held`).
+# 2: the project's English stop words, not LanceDB's (issue 18).
 FTS_VERSION = 2
 
 

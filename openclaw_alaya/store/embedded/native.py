@@ -1,8 +1,5 @@
 """Workarounds for the native libraries underneath the stores, each measured to pay.
 
-`limit_malloc_arenas`: the daemon's request threads would each get a glibc malloc arena of
-their own, and their allocations would stay resident there.
-
 `release_freed_memory`: give freed memory back to the operating system after a big one-off
 load. glibc keeps the chunks that LanceDB's and Kuzu's reader threads and numpy's temporaries
 freed (hundreds of MB after loading 100k cards into memory); a long-lived process would carry
@@ -25,18 +22,6 @@ import ctypes
 import importlib.util
 import sys
 import types
-
-_M_ARENA_MAX = -8  # mallopt parameter (malloc.h)
-
-
-def limit_malloc_arenas(arenas: int = 2) -> None:
-    """Call before starting threads: glibc gives each new thread a malloc arena of its own, and
-    what a request thread allocated (a graph snapshot, LanceDB batches) stays resident in it
-    (the threaded daemon's peak RSS went from ~300 to ~470 MiB). Not glibc: nothing to do."""
-    try:
-        ctypes.CDLL("libc.so.6").mallopt(_M_ARENA_MAX, arenas)
-    except (OSError, AttributeError):
-        pass
 
 
 def release_freed_memory() -> None:

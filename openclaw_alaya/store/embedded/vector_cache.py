@@ -161,14 +161,14 @@ class VectorCache:
             out.append((self.blocks[b].ids[row], float(allsims[i])))
         return out
 
-    def search_many(self, queries: np.ndarray, limit: int, scopes: list[str]) -> list[list[tuple[str, float]]]:
-        """`search(queries[i], limit, [scopes[i]])` for every row, as one matrix product per
+    def search_many(self, vectors: np.ndarray, limit: int, scopes: list[str]) -> list[list[tuple[str, float]]]:
+        """`search(vectors[i], limit, [scopes[i]])` for every row, as one matrix product per
         block for a chunk of queries instead of one pass over the copy each (distill compares
         hundreds of new cards at once; pipeline.py)."""
         ids = [cid for block in self.blocks for cid in block.ids]
         out: list[list[tuple[str, float]]] = []
-        for start in range(0, len(queries), _QUERIES):
-            sims = self._similarities(queries[start:start + _QUERIES], scopes[start:start + _QUERIES])
+        for start in range(0, len(vectors), _QUERIES):
+            sims = self._similarities(vectors[start:start + _QUERIES], scopes[start:start + _QUERIES])
             k = min(limit, sims.shape[1])
             top = np.argpartition(-sims, k - 1, axis=1)[:, :k] if k > 0 else np.zeros((len(sims), 0), dtype=int)
             for row, cols in zip(sims, top):

@@ -5,4 +5,5 @@ nothing above `store/` names Kuzu, LanceDB, Cypher or a backend's files.
 Split by domain, as graphiti splits its drivers' operations: `graph` (L2 cards, sessions,
 links, walks), `curation` (entities, matching for forget and purge), `upkeep` (what maintenance
 reads and rewrites in bulk), `index` (L1 words and vectors), `raw` (L3), `coordinator`
-(read/write exclusion, journal, generation, scratch space)."""
+(read/write exclusion, journal, generation), `scratch` (space to build new stores beside the
+live ones), and `backend`, the whole of one backend as `Alaya.storage` holds it."""
