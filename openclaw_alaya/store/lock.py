@@ -82,6 +82,10 @@ class StoreLock:
                 self._holder_note.unlink(missing_ok=True)
                 self.write_holds.append((operation, time.perf_counter() - started))
 
+    def holding(self) -> bool:
+        """This process holds the lock already (a read or write hold is open)."""
+        return bool(_held.get(self._path))
+
     def needs_recovery(self) -> bool:
         """A dead writer left work that the next write hold finishes."""
         return journal.needs_recovery(self.data_dir)

@@ -76,6 +76,7 @@ class EmbeddedBackend:
 
     @contextmanager
     def reading(self, operation: str, *, timeout: float | None = None) -> Iterator[GraphStore]:
+        self._finish_cut_off_write(operation)
         with self.lock.read(operation, timeout=timeout):
             self._check_readable()
             with GraphStore(self.dirs.graph, read_only=True) as graph:
@@ -83,10 +84,31 @@ class EmbeddedBackend:
 
     @contextmanager
     def viewing(self, operation: str, *, timeout: float | None = None) -> Iterator["GraphView"]:
+        self._finish_cut_off_write(operation)
         with self.lock.read(operation, timeout=timeout):
             self._check_readable()
             with self.graph_views.view(lambda: GraphStore(self.dirs.graph, read_only=True)) as graph:
                 yield graph
+
+    def _cut_off(self) -> bool:
+        """A dead writer left the store mid-swap or mid-checkpoint: it cannot be read at all."""
+        from ..journal import checkpoint_cut_off
+        from .swap import pending
+
+        return bool(pending(self.dirs.root)) or checkpoint_cut_off(self.dirs.root)
+
+    def _finish_cut_off_write(self, operation: str) -> None:
+        """The one write a read may cause: a store that cannot be read at all because a writer
+        was killed between its renames or inside a Kuzu checkpoint is crash recovery's to finish
+        (not an upgrade, and rare), so that a session start after a crash still answers. On a
+        disk that cannot be written the read is refused instead (`_check_readable`)."""
+        if self.lock.holding() or not self._cut_off():
+            return
+        try:
+            with self.lock.write(f"recovery before {operation}"):  # the outermost hold recovers first
+                pass
+        except OSError:
+            pass
 
     def _check_readable(self) -> None:
         """Under the read hold: a graph without this version's columns cannot be read as it
@@ -94,12 +116,9 @@ class EmbeddedBackend:
         store a dead writer left mid-swap or mid-checkpoint; an old full-text index can (it
         finds fewer words until `upgrade` rebuilds it), and so can L1 missing a dead write's
         rows (the next write hold adds them)."""
-        from ..journal import checkpoint_cut_off
-        from .swap import pending
-
         if not schema_current(self.dirs.graph):
             raise StaleStoreError(f"{self.dirs.root}: the store was made by an earlier version; run `alaya init` to upgrade it")
-        if pending(self.dirs.root) or checkpoint_cut_off(self.dirs.root):
+        if self._cut_off():
             raise StaleStoreError(f"{self.dirs.root}: a write was cut off and must be finished; run `alaya init`")
 
     @contextmanager
