@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from helpers import session_json
 
-from openclaw_alaya.bridge.tools import UNTRUSTED
+from openclaw_alaya.tools.openclaw import UNTRUSTED
 
 
 def tool(data: Path, name: str, params: dict | None = None, *, agent: str | None = "main",

@@ -95,30 +95,39 @@ def _wait(predicate, seconds: float = 30) -> bool:
     return predicate()
 
 
-@pytest.fixture
-def store(tmp_path):
+def build_store(root: Path, source: Path) -> Path:
+    """A data directory with one distilled session of agent main (Kuzu, the deploy timeout)."""
     from openclaw_alaya import Alaya
 
-    root = tmp_path / "data"
     root.mkdir()
     # a short lock wait for the writer test (filelock keeps one lock object per path and
     # process, so every Alaya in this process must agree on the timeout from the start)
     (root / "config.json").write_text(json.dumps({"lock": {"timeout_seconds": 1.0}}))
     memory = Alaya(root)
     memory.init()
-    src = tmp_path / "s1.json"
-    src.write_bytes(session_json("s1", [
+    source.write_bytes(session_json("s1", [
         ("user", "We decided to use Kuzu as the graph database because it is embedded."),
         ("assistant", "Noted: Kuzu for the graph, LanceDB for vectors."),
         ("user", "The deploy failed with a timeout because redis held the lock."),
     ], agent_id="main"))
-    memory.ingest(src)
+    memory.ingest(source)
     memory.distill()
-    yield root
+    return root
+
+
+def stop_daemon(root: Path) -> None:
+    """Stop the daemon of `root`, if any, and make sure it is gone."""
     pid = _pid(root)
     alaya(root, "serve", "stop", timeout=60)
     if pid is not None and not _gone(pid):
         os.kill(pid, signal.SIGKILL)
+
+
+@pytest.fixture
+def store(tmp_path):
+    root = build_store(tmp_path / "data", tmp_path / "s1.json")
+    yield root
+    stop_daemon(root)
 
 
 @pytest.fixture

@@ -35,10 +35,8 @@ from pathlib import Path
 
 from .. import __version__
 from .common import MAX_STDIN_BYTES, stdout_closed
+from .generated import recall_options
 from .wire import ensure_daemon, request, resolve_data_dir
-
-# options of `alaya recall` that take a value (the rest are flags)
-_RECALL_VALUED = {"--concepts", "--rel", "--depth", "--from-nodes", "--budget", "--scope", "--top-k", "--since", "--until"}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -142,14 +140,16 @@ def _data_dir_option(args: list[str]) -> tuple[str | None, list[str]]:
 
 
 def _recall_has_target(rest: list[str]) -> bool:
-    """A query, --concepts or --from-nodes: recall then does not read stdin."""
+    """A query or an option that names what to look for (--concepts, --from-nodes): recall
+    then does not read stdin. Every recall option takes a value (recall-flags.json)."""
+    flags = {o["flag"]: o["target"] for o in recall_options() if o["flag"]}
     j = 0
     while j < len(rest):
         arg = rest[j]
         name = arg.split("=", 1)[0]
-        if name in ("--concepts", "--from-nodes"):
+        if flags.get(name):
             return True
-        if name in _RECALL_VALUED:
+        if name in flags:
             j += 1 if "=" in arg else 2
             continue
         if not arg.startswith("-") or arg == "-":

@@ -10,7 +10,7 @@ session-start: `{agentId, sessionKey, sessionId, prompt, messages, workspaceDir}
 (bridge/inject.py). session-end: `{agentId, sessionKey, sessionId, reason, messages}` → the
 `session_end` hooks (bridge/capture.py), whose reports are merged into one JSON object.
 tool NAME: `{agentId, sessionKey, sessionId, params}` → `{"text": "…", "details": {…}}`, the
-plugin's agent tools memory_search, memory_get, memory_store and memory_forget (bridge/tools.py).
+plugin's agent tools memory_search, memory_get, memory_store and memory_forget (tools/openclaw.py).
 """
 
 from __future__ import annotations
@@ -120,8 +120,8 @@ def cmd_session_end(args: argparse.Namespace) -> int:
 
 
 def cmd_tool(args: argparse.Namespace) -> int:
-    from ..bridge.tools import find_tool, run_tool
     from ..ingest.repair import warn
+    from ..tools.openclaw import find_tool, run_tool
 
     find_tool(args.name)  # an unknown name fails before stdin is read
     event, repaired = read_event(f"hook tool {args.name}")

@@ -19,6 +19,7 @@ from .. import __version__
 from ..errors import UNWRITABLE, AlayaError, InputError
 from . import cards, common, configure, curate, hook, maintenance, ops, serve
 from .common import print_json
+from .generated import recall_options
 from .render import render_recall, render_schema, render_status, render_trace
 
 if TYPE_CHECKING:
@@ -140,25 +141,10 @@ def cmd_distill(args: argparse.Namespace) -> int:
     return 0
 
 
-_RECALL_KEYS = {"query", "concepts", "relations", "depth", "from_nodes", "budget", "scope", "top_k", "since", "until",
-                "origins"}
-
-
 def cmd_recall(args: argparse.Namespace) -> int:
-    request: dict[str, Any] = {
-        "query": args.query,
-        "concepts": _csv(args.concepts),
-        "relations": [r for value in args.rel or [] for r in _csv(value)],
-        "depth": args.depth,
-        "from_nodes": _csv(args.from_nodes),
-        "budget": args.budget,
-        "scope": args.scope,
-        "top_k": args.top_k,
-        "since": args.since,
-        "until": args.until,
-        "origins": _csv(args.origin) or None,
-    }
-    if not (request["query"] or request["concepts"] or request["from_nodes"]):
+    options = recall_options()
+    request: dict[str, Any] = {o["name"]: _option_value(o, getattr(args, o["name"])) for o in options}
+    if not any(request[o["name"]] for o in options if o["target"]):
         if sys.stdin.isatty():
             raise InputError("give a query, --concepts, --from-nodes, or a JSON request on stdin")
         request.update({k: v for k, v in _stdin_request().items() if v is not None})
@@ -173,6 +159,15 @@ def cmd_recall(args: argparse.Namespace) -> int:
         if hint:
             print(hint)
     return 0
+
+
+def _option_value(option: dict[str, Any], value: Any) -> Any:
+    """A recall option as parsed: a list option's comma-separated values (of each time it was
+    given), None when there are none."""
+    if option["kind"] != "list":
+        return value
+    given = value if option["repeat"] else [value]
+    return [part for one in given or [] for part in _csv(one)] or None
 
 
 def _warn_unknown_relations(memory: "Alaya", relations: list[str]) -> None:
@@ -201,8 +196,8 @@ def _empty_store_hint(memory: "Alaya") -> str | None:
 
 
 def _stdin_request() -> dict[str, Any]:
-    """The seed's JSON mode: `{"concepts", "relations", "depth", "from_nodes", "query", "budget"}`,
-    and `scope`, `top_k`, `since`, `until` as the options."""
+    """The seed's JSON mode: an object whose keys are recall's options (recall/request.py), a
+    list option given as a list of strings or one comma-separated string."""
     raw = _read_stdin()
     try:
         data = json.loads(raw.decode("utf-8-sig"))
@@ -210,19 +205,22 @@ def _stdin_request() -> dict[str, Any]:
         raise InputError(f"<stdin>: recall request is not valid JSON ({_one_line(str(exc))})") from None
     if not isinstance(data, dict):
         raise InputError("<stdin>: recall request must be a JSON object")
-    unknown = sorted(set(data) - _RECALL_KEYS)
+    known = [o["name"] for o in recall_options()]
+    unknown = sorted(set(data) - set(known))
     if unknown:
-        raise InputError(f"<stdin>: unknown key {unknown[0]!r} in recall request (known: {', '.join(sorted(_RECALL_KEYS))})")
-    for key in ("concepts", "relations", "from_nodes", "origins"):
-        if key in data and isinstance(data[key], str):
+        raise InputError(f"<stdin>: unknown key {unknown[0]!r} in recall request (known: {', '.join(sorted(known))})")
+    for option in recall_options():
+        key, kind = option["name"], option["kind"]
+        if key not in data:
+            continue
+        if kind == "list" and isinstance(data[key], str):
             data[key] = _csv(data[key])
-        if key in data and not (isinstance(data[key], list) and all(isinstance(v, str) for v in data[key])):
+        if kind == "list" and not (isinstance(data[key], list) and all(isinstance(v, str) for v in data[key])):
             raise InputError(f"<stdin>: {key} must be a list of strings")
-    for key in ("depth", "budget", "top_k"):
-        if key in data and data[key] is not None and (not isinstance(data[key], int) or isinstance(data[key], bool) or data[key] < 0):
+        if kind == "int" and data[key] is not None and (
+                not isinstance(data[key], int) or isinstance(data[key], bool) or data[key] < 0):
             raise InputError(f"<stdin>: {key} must be a non-negative integer")
-    for key in ("query", "scope", "since", "until"):
-        if key in data and data[key] is not None and not isinstance(data[key], str):
+        if kind == "str" and data[key] is not None and not isinstance(data[key], str):
             raise InputError(f"<stdin>: {key} must be a string")
     return data
 
@@ -339,19 +337,14 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     distill.add_argument("--session", help="only this session")
 
     recall = command("recall", cmd_recall, "find cards by query, concepts and relations")
-    recall.add_argument("query", nargs="?", help="what to look for")
-    recall.add_argument("--concepts", help="comma-separated concepts to start from")
-    recall.add_argument("--rel", action="append", help="relation(s) to follow, comma-separated or repeated")
-    recall.add_argument("--depth", type=int, help="hops to follow (default 1 with --rel/--concepts)")
-    recall.add_argument("--from-nodes", help="comma-separated card ids to navigate from")
-    recall.add_argument("--budget", type=int, help="token budget for the returned cards")
-    recall.add_argument("--scope", help="agent id: its cards plus shared ones")
-    recall.add_argument("--top-k", type=int, help="at most this many cards")
-    recall.add_argument("--since", help="only cards from then on: 2026-11-02, an ISO time, 7d, 2w, 3m, 1y, today, "
-                                        "last week, this month, 上周, … (a phrase in the query only ranks)")
-    recall.add_argument("--until", help="only cards before the end of it: the same forms as --since")
-    recall.add_argument("--origin", help="only cards of these origins, comma-separated: manual, owner, agent, system, "
-                                         "untrusted, unknown (stored before origins were recorded)")
+    for option in recall_options():
+        if option["flag"] is None:
+            recall.add_argument(option["name"], nargs="?", help=option["help"])
+        else:
+            recall.add_argument(option["flag"], dest=option["name"], help=option["help"],
+                                metavar=option["flag"].lstrip("-").upper().replace("-", "_"),
+                                type=int if option["kind"] == "int" else None,
+                                action="append" if option["repeat"] else None)
 
     trace = command("trace", cmd_trace, "show the source turns a card was distilled from")
     trace.add_argument("card_id")
