@@ -10,7 +10,7 @@ from pydantic import create_model
 
 from openclaw_alaya.cli import generated
 from openclaw_alaya.recall import request
-from openclaw_alaya.tools import openclaw
+from openclaw_alaya.tools import catalog, openclaw
 
 
 def test_checked_in_files_are_what_the_models_give():
@@ -24,8 +24,8 @@ def new_option(monkeypatch):
     grown = create_model("Grown", __base__=request.RecallOptions,
                          min_score=(int | None, request._option("drop cards below this score", "--min-score")))
     monkeypatch.setattr(request, "fields", lambda model=grown: dict(model.model_fields))
-    search = openclaw.TOOLS["memory_search"]
-    monkeypatch.setitem(openclaw.TOOLS, "memory_search", search._replace(params=openclaw._search_params()))
+    search = catalog.OPENCLAW_TOOLS["memory_search"]
+    monkeypatch.setitem(catalog.OPENCLAW_TOOLS, "memory_search", search._replace(params=openclaw._search_params()))
     return "min_score"
 
 

@@ -17,7 +17,7 @@ from helpers import session_json
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
-from openclaw_alaya.tools.catalog import TOOL_NAMES
+from openclaw_alaya.tools.catalog import MCP_TOOLS
 
 ENV = {**os.environ, "ALAYA_NO_SERVE": "1"}
 
@@ -49,7 +49,7 @@ def test_stdio_lists_the_tools_with_schemas_and_saves_then_finds(tmp_path):
     async def go():
         async with _stdio(data) as client:
             tools = {t.name: t for t in (await client.list_tools()).tools}
-            assert set(tools) == set(TOOL_NAMES) and len(tools) == 11
+            assert set(tools) == set(MCP_TOOLS) and len(tools) == 11
             for tool in tools.values():
                 assert tool.input_schema["type"] == "object" and tool.description
             assert "query" in tools["search_memory"].input_schema["required"]
@@ -223,7 +223,7 @@ def test_streamable_http_on_loopback(tmp_path):
                 return names, saved, found
 
         names, saved, found = _run(go())
-        assert names == set(TOOL_NAMES)
+        assert names == set(MCP_TOOLS)
         assert found["memories"][0]["id"] == saved["card_id"]
     finally:
         server.terminate()

@@ -14,7 +14,7 @@ import pytest
 from test_serve import EVENT, alaya, build_store, served_requests, stop_daemon
 
 from openclaw_alaya.cli.generated import recall_options
-from openclaw_alaya.tools.openclaw import TOOLS
+from openclaw_alaya.tools.catalog import OPENCLAW_TOOLS as TOOLS
 
 # a value that finds something, for the options where a generic one would not
 GOOD = {"query": "graph database", "concepts": "kuzu", "relations": "RELATES_TO", "since": "2026-01-01",

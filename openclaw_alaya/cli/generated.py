@@ -3,7 +3,7 @@
 `cli/recall-flags.json` is recall's options (recall/request.py: RecallOptions) as the CLI
 spells them: `alaya recall`'s parser, its JSON-on-stdin request and the daemon client's
 forwarding (client.py) read it, so that `alaya --help` and a served call never load pydantic.
-`hooks/openclaw-alaya/lib/tool-schemas.json` is the OpenClaw tools' parameters (tools/openclaw.py)
+`hooks/openclaw-alaya/lib/tool-schemas.json` is the OpenClaw tools' parameters (tools/catalog.py)
 for the plugin's JS. `python -m openclaw_alaya.cli.generated` writes both; `--check` exits 1
 when a checked-in file differs from what the models give now (CI runs it, and so does
 tests/test_generated.py).
@@ -39,7 +39,7 @@ def recall_flags_data() -> dict[str, Any]:
 
 def tool_schemas_data() -> dict[str, Any]:
     """What tool-schemas.json holds, from the OpenClaw tools' parameter models."""
-    from ..tools.openclaw import schemas
+    from ..tools.catalog import schemas
 
     return schemas()
 

@@ -121,7 +121,7 @@ def cmd_session_end(args: argparse.Namespace) -> int:
 
 def cmd_tool(args: argparse.Namespace) -> int:
     from ..ingest.repair import warn
-    from ..tools.openclaw import find_tool, run_tool
+    from ..tools.catalog import find_tool, run_tool
 
     find_tool(args.name)  # an unknown name fails before stdin is read
     event, repaired = read_event(f"hook tool {args.name}")

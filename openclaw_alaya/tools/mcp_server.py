@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..errors import AlayaError, InputError
-from .catalog import TOOL_NAMES, MemoryTools
+from .catalog import MCP_TOOLS, MemoryTools
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -39,7 +39,7 @@ def build(memory: "Alaya", agent: str | None = None) -> "MCPServer":
 
     server: MCPServer = MCPServer("openclaw-alaya", instructions=INSTRUCTIONS, version=__version__)
     tools = MemoryTools(memory, agent)
-    for name in TOOL_NAMES:
+    for name in MCP_TOOLS:
         method = getattr(tools, name)
         server.add_tool(_guarded(method), name=name, description=inspect.getdoc(method))
     return server

@@ -8,7 +8,7 @@
 // deliberate, rarer acts and stay in the catalog, reachable through tool_search / tool_call.
 //
 // The tools' names, labels, descriptions and parameter schemas are the Python catalog's
-// (openclaw_alaya/tools/openclaw.py), written to tool-schemas.json by
+// (openclaw_alaya/tools/catalog.py), written to tool-schemas.json by
 // `python -m openclaw_alaya.cli.generated` and checked against it in CI (tests/test_generated.py).
 import { readFileSync } from "node:fs";
 
