@@ -14,9 +14,9 @@ instructions:
   LLM summary) and the cards relevant to the prompt (the hottest and newest without one). A
   plugin's section is long-term unless it says otherwise.
 
-Memory text is made safe first (`clean`): one line, no control or invisible characters
-(`safety.invisible`: format characters, tag characters, variation selectors, fillers), and
-then no tag whose name could close or reopen the block.
+Memory text is made safe first (`clean`): one line, through the output sanitiser every surface
+uses (`safety.output.for_model`: no control or invisible characters, no tag whose name could
+close or reopen the block).
 
 The budget (`fit`). The result never exceeds it, counted as the hook counts it: the whole
 block, template included (`text.estimate_tokens`); "" when nothing fits.
@@ -40,13 +40,13 @@ block, template included (`text.estimate_tokens`); "" when nothing fits.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ..safety.invisible import strip_invisible
+from ..safety.output import for_model
 from ..text import CJK_CHAR, estimate_tokens
 
 if TYPE_CHECKING:
@@ -54,13 +54,6 @@ if TYPE_CHECKING:
     from ..models import Card
 
 TEMPLATE = "session_start.md.j2"
-# Control characters and line/paragraph separators: a space (the item stays one line).
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-# Chat-template control tokens (`<|im_start|>`, `<|eot_id|>`, …) are never memory.
-_CHAT_TOKEN = re.compile(r"<\s*\|")
-# `<`, an entity or escape for it, an optional `/`, then a tag name mentioning memory or alaya.
-_SPOOF_TAG = re.compile(r"(?:<|&lt;?|&#0*60;?|&#x0*3c;?|\\u003c|\\x3c|＜|﹤)(\s*/?\s*[\w:.-]*(?:memor|alaya))", re.I)
-_BLOCK_NAME = re.compile(r"alaya-memory", re.I)
 
 WORKING, SHORT_TERM, LONG_TERM = "working", "short_term", "long_term"
 TIERS = (WORKING, SHORT_TERM, LONG_TERM)  # the order they are rendered in
@@ -103,12 +96,8 @@ class StartRequest:
 
 
 def clean(text: Any, limit: int | None = None) -> str:
-    """Memory text made safe to place inside the block: one line, nothing that can end it."""
-    text = _CONTROL.sub(" ", strip_invisible(str(text or "")))  # before the tag patterns: a disguised tag is matched
-    text = _SPOOF_TAG.sub(lambda m: "‹" + m.group(1), text)
-    text = _CHAT_TOKEN.sub("‹|", text)
-    text = _BLOCK_NAME.sub("alaya memory", text)
-    text = " ".join(text.split())
+    """Memory text made safe to place inside the block (`safety.output.for_model`), on one line."""
+    text = " ".join(for_model(str(text or "")).split())
     if limit is not None and len(text) > limit:
         text = text[: max(limit - 1, 0)].rstrip() + "…"
     return text
