@@ -25,6 +25,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from ..errors import InputError
 from ..models import trust_class
+from ..safety.output import for_model_json
 from ..text import estimate_tokens
 from . import openclaw
 from .openclaw import Answer
@@ -247,7 +248,8 @@ def _schema(params: type[BaseModel]) -> dict[str, Any]:
 
 
 def run_tool(memory: "Alaya", name: str, event: dict[str, Any]) -> Answer:
-    """The tool `name` run for `event` (as the plugin sends it)."""
+    """The tool `name` run for `event` (as the plugin sends it); its text and details as the
+    model may see them (`safety.output`: every string, in one place for every tool)."""
     from ..bridge.capture import agent_of
 
     tool = find_tool(name)
@@ -257,7 +259,7 @@ def run_tool(memory: "Alaya", name: str, event: dict[str, Any]) -> Answer:
     if not isinstance(params, dict):
         raise InputError(f"{name}: params must be a JSON object, got {type(params).__name__}")
     memory.dirs.require()
-    return tool.run(memory, agent_of(event), _checked(tool, params))
+    return for_model_json(tool.run(memory, agent_of(event), _checked(tool, params)))
 
 
 def find_tool(name: str) -> "Tool":

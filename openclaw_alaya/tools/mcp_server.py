@@ -4,7 +4,8 @@ HTTP with `--http HOST:PORT`, on loopback unless told otherwise (the tools read 
 private memory: nothing but this machine should reach them).
 
 A user error (bad input, unknown id) is a JSON-RPC error with its one-line message (-32602);
-anything else is a -32603 whose message is one line too, never a traceback. The engine stays
+anything else is a -32603 whose message is one line too, never a traceback. Every string of a
+result goes through the output sanitiser first (`_guarded`). The engine stays
 warm between calls; every call takes the lock like a command does.
 """
 
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..errors import AlayaError, InputError
+from ..safety.output import for_model_json
 from .catalog import MCP_TOOLS, MemoryTools
 
 if TYPE_CHECKING:
@@ -46,13 +48,14 @@ def build(memory: "Alaya", agent: str | None = None) -> "MCPServer":
 
 
 def _guarded(method: Callable[..., Any]) -> Callable[..., Any]:
-    """The tool as the SDK calls it: the engine's errors become JSON-RPC errors."""
+    """The tool as the SDK calls it: its result as the model may see it (`safety.output`: every
+    string, in one place for every tool), the engine's errors as JSON-RPC errors."""
     from mcp.shared.exceptions import MCPError
 
     @functools.wraps(method)
     def call(*args: Any, **kwargs: Any) -> Any:
         try:
-            return method(*args, **kwargs)
+            return for_model_json(method(*args, **kwargs))
         except AlayaError as exc:
             raise MCPError(INVALID_PARAMS, " ".join(str(exc).split())[:500]) from None
         except Exception as exc:  # noqa: BLE001 - the client gets one line, the log the rest
