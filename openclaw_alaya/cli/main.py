@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..errors import UNWRITABLE, AlayaError, InputError
+from ..safety.output import for_model, for_model_json
 from . import cards, common, configure, curate, hook, maintenance, ops, serve
 from .common import print_json
 from .generated import recall_options
@@ -151,10 +152,10 @@ def cmd_recall(args: argparse.Namespace) -> int:
     memory = common.memory(args.data_dir)
     result = memory.recall(**request, now=common.fixed_now())
     _warn_unknown_relations(memory, request["relations"])
-    if args.json:
-        print_json(result.model_dump())
+    if args.json:  # what an agent reads: through the output sanitiser, as the tools' results
+        print_json(for_model_json(result.model_dump()))
     else:
-        print(render_recall(result))
+        print(for_model(render_recall(result)))
         hint = _empty_store_hint(memory) if not result.nodes else None
         if hint:
             print(hint)
