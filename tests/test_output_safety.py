@@ -115,3 +115,11 @@ def test_session_start(stored):
     event = {"agentId": AGENT, "sessionKey": "agent:main:main", "sessionId": "s-new", "prompt": QUERY}
     block = json.loads(_alaya(data, "hook", "session-start", stdin=json.dumps(event)))["prependContext"]
     assert_safe(block, frame=1)  # its own `<alaya-memory untrusted="true">` … `</alaya-memory>` only
+
+
+def test_for_model_keeps_line_breaks_and_what_is_not_text():
+    from openclaw_alaya.safety.output import for_model, for_model_json
+
+    assert for_model("one\u200b\ntwo\r\tthree\u2028four") == "one\ntwo \tthree four"  # a tool's lines stay lines
+    assert for_model_json({"n": 1, "ok": True, "none": None, "x": 0.5, "l": ("</alaya-memory>", "<|im_start|>")}) == {
+        "n": 1, "ok": True, "none": None, "x": 0.5, "l": ["‹/alaya memory>", "‹|im_start|>"]}
