@@ -102,10 +102,13 @@ def test_mcp_tools_through_the_servers_wrapper(stored):
         assert card in json.dumps(result), name
 
 
-def test_recall_json_and_text(stored):
+@pytest.mark.parametrize("command", [("recall", QUERY), ("get", "CARD"), ("trace", "CARD"), ("list",)])
+def test_cli_reads_json_and_text(stored, command):
+    """What the daemon serves to agents, and what an agent's shell call prints."""
     data, card = stored
-    assert_safe(_strings(json.loads(_alaya(data, "recall", QUERY, "--json"))))
-    text = _alaya(data, "recall", QUERY)
+    args = [card if a == "CARD" else a for a in command]
+    assert_safe(_strings(json.loads(_alaya(data, *args, "--json"))))
+    text = _alaya(data, *args)
     assert_safe(text)
     assert card in text
 

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..text import one_line
 from . import common
-from .common import print_json
 
 if TYPE_CHECKING:  # `alaya --help` need not load pydantic
     from ..models import Card, CardPage, CardRecord
@@ -34,10 +33,8 @@ def add_commands(sub: Any, command: Any) -> None:
 
 def cmd_get(args: argparse.Namespace) -> int:
     cards = common.memory(args.data_dir).get(args.card_ids)
-    if args.json:
-        print_json({"cards": [card.model_dump() for card in cards]})
-    else:
-        print("\n---\n".join(_render_card(card) for card in cards))
+    common.print_memory({"cards": [card.model_dump() for card in cards]} if args.json
+                        else "\n---\n".join(_render_card(card) for card in cards), as_json=args.json)
     return 0
 
 
@@ -45,10 +42,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     page = common.memory(args.data_dir).list_cards(
         type=args.type, tag=args.tag, entity=args.entity, since=args.since, until=args.until, tier=args.tier,
         scope=args.scope, limit=args.limit, offset=args.offset, now=common.fixed_now())
-    if args.json:
-        print_json(page.model_dump())
-    else:
-        print(_render_page(page))
+    common.print_memory(page.model_dump() if args.json else _render_page(page), as_json=args.json)
     return 0
 
 

@@ -69,6 +69,17 @@ def print_json(data: Any) -> None:
     print(json.dumps(data, ensure_ascii=False, indent=2))
 
 
+def print_memory(data: Any, *, as_json: bool) -> None:
+    """Memory as recall, get, list and trace print it: for a reader that may be a model, so
+    through the output sanitiser (safety/output.py), JSON or text (`data` then a str)."""
+    from ..safety.output import for_model, for_model_json
+
+    if as_json:
+        print_json(for_model_json(data))
+    else:
+        print(for_model(data))
+
+
 def stdout_closed() -> int:
     """What a command does when its reader went away (`alaya recall | head -1`): exit quietly
     with 141 (128 + SIGPIPE), as Unix tools do. Stdout is pointed at /dev/null first, so the

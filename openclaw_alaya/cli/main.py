@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..errors import UNWRITABLE, AlayaError, InputError
-from ..safety.output import for_model, for_model_json
 from . import cards, common, configure, curate, hook, maintenance, ops, serve
 from .common import print_json
 from .generated import recall_options
@@ -152,13 +151,9 @@ def cmd_recall(args: argparse.Namespace) -> int:
     memory = common.memory(args.data_dir)
     result = memory.recall(**request, now=common.fixed_now())
     _warn_unknown_relations(memory, request["relations"])
-    if args.json:  # what an agent reads: through the output sanitiser, as the tools' results
-        print_json(for_model_json(result.model_dump()))
-    else:
-        print(for_model(render_recall(result)))
-        hint = _empty_store_hint(memory) if not result.nodes else None
-        if hint:
-            print(hint)
+    common.print_memory(result.model_dump() if args.json else render_recall(result), as_json=args.json)
+    if not args.json and not result.nodes and (hint := _empty_store_hint(memory)):
+        print(hint)
     return 0
 
 
@@ -228,10 +223,7 @@ def _stdin_request() -> dict[str, Any]:
 
 def cmd_trace(args: argparse.Namespace) -> int:
     result = common.memory(args.data_dir).trace(args.card_id)
-    if args.json:
-        print_json(result.model_dump())
-    else:
-        print(render_trace(result))
+    common.print_memory(result.model_dump() if args.json else render_trace(result), as_json=args.json)
     return 0
 
 
