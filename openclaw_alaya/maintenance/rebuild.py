@@ -131,6 +131,7 @@ class _Build:
 def rebuild(memory: "Memory", *, now: Any = None) -> dict[str, Any]:
     """Derive L2 and L1 again from L3, whatever state they are in (docstring above)."""
     memory.dirs.require(graph=False)
+    memory.dirs.require_private_tree()  # it reads every file of L3 as the truth (store/trust.py)
     report: dict[str, Any] = {"sessions": 0, "cards": 0, "links": 0, "notes": 0, "replayed": {}, "usage_carried": 0}
     try:
         with memory.reading("rebuild (usage of the old graph)") as graph:

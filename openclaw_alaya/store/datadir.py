@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..errors import DamagedStoreError, NotInitializedError
 from .fsutil import DIR_MODE, FILE_MODE, ensure_dir
-from .trust import make_private, require_private
+from .trust import make_private, require_private, require_tree_private, tree_problems
 
 DEFAULT_HOME = "~/.alaya"
 
@@ -84,5 +84,14 @@ class DataDir:
             raise DamagedStoreError(f"{self.graph} is missing; run `alaya rebuild` to derive it again from raw/")
 
     def require_private(self) -> None:
-        """The folders and config.json are this user's and writable by no one else: a stat each."""
-        require_private([*self._folders(), self.config])
+        """The directory is this user's and closed to others, and its entries and small folders
+        are writable by no one else: a few dozen stats (store/trust.py)."""
+        require_private(self.root)
+
+    def private_problems(self) -> list[str]:
+        """Every directory and file inside that another user owns or could write (a walk of the
+        whole tree: `alaya verify`, `alaya rebuild`)."""
+        return tree_problems(self.root)
+
+    def require_private_tree(self) -> None:
+        require_tree_private(self.root)

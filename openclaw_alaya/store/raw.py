@@ -33,6 +33,7 @@ from pydantic import ValidationError
 from ..errors import AlayaError, InputError
 from ..models import Session, Turn, check_id
 from .fsutil import append_line, atomic_write, atomic_write_many, ensure_dir
+from .trust import read_trusted
 
 # A turn that reuses a stored id with different content is kept as `<id>+2`, `<id>+3`...
 # ("+" rather than "~" because models.ID_PATTERN does not allow "~").
@@ -253,7 +254,7 @@ class RawStore:
         if not path.is_file():
             return None
         try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
+            doc = json.loads(read_trusted(path).decode("utf-8"))
             return {
                 entry["session_id"]: [Turn.model_validate(t) for t in entry["turns"]]
                 for entry in doc["sessions"]
@@ -342,7 +343,7 @@ def read_log(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         return []
     records = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in read_trusted(path).decode("utf-8").splitlines():
         try:
             record = json.loads(line)
         except ValueError:
@@ -436,7 +437,7 @@ def _revision_id(turn_id: str, n: int) -> str:
 
 def _read_session(path: Path) -> Session:
     try:
-        return Session.model_validate_json(path.read_bytes())
+        return Session.model_validate_json(read_trusted(path))
     except (OSError, ValidationError) as exc:
         raise AlayaError(f"raw session file {path} is damaged: {_first_line(exc)}") from None
 
