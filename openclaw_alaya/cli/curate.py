@@ -10,7 +10,7 @@ import sys
 from typing import Any
 
 from ..errors import InputError
-from . import common
+from . import common, tokens
 from .common import print_json
 
 
@@ -58,6 +58,7 @@ def add_commands(sub: Any, command: Any) -> None:
                   json_flag=False)
     mcp.add_argument("--http", metavar="HOST:PORT", help="streamable HTTP on this address (e.g. 127.0.0.1:8765)")
     mcp.add_argument("--agent", help="agent id the tools store and search as (default shared)")
+    tokens.add_token_commands(mcp)
 
 
 def _forget_options(parser: argparse.ArgumentParser) -> None:

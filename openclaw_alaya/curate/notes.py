@@ -11,7 +11,7 @@ first and trace still shows where the old one came from.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -38,6 +38,7 @@ class Note(BaseModel):
     subjects: list[Annotated[str, Field(min_length=1, max_length=128)]] = Field(default_factory=list, max_length=32)
     importance: float = Field(NOTE_IMPORTANCE, ge=0.0, le=1.0)
     agent: str | None = None
+    origin: Literal["manual", "untrusted"] = "manual"  # untrusted: a caller who is not the owner (an MCP agent token)
 
     @field_validator("text")
     @classmethod
@@ -73,7 +74,7 @@ def remember(memory: "Memory", note: Note) -> Remembered:
     sid = session_id("note", note.agent or "shared", note.text)
     session = Session(
         id=sid, agent_id=note.agent or "shared", started_at=stamp, title=trim_title(note.text.split("\n", 1)[0]),
-        source_format=NOTE_FORMAT, turns=[Turn(id="note", role="user", name="remember", content=note.text, timestamp=stamp, origin="manual")],
+        source_format=NOTE_FORMAT, turns=[Turn(id="note", role="user", name="remember", content=note.text, timestamp=stamp, origin=note.origin)],
         kind="interactive",
         metadata={"type": note.type, "tags": note.tags, "subjects": note.subjects, "importance": note.importance},
     )

@@ -18,12 +18,12 @@ Everything done under the lock is recorded in `raw/curation.jsonl` for rebuild.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from ..distill.deliberate import TRIPLET_TAG, TRIPLETS_FORMAT, triplet_text
-from ..models import Card, Link, Session, Turn, check_id, expand_link, normalise_relation, now_iso
+from ..models import Card, Link, Session, Turn, check_id, expand_link, may_supersede, normalise_relation, now_iso
 from ..store.raw import CURATION_LOG
 from . import entities
 from .common import cards_of, session_id
@@ -75,6 +75,7 @@ class Commit(BaseModel):
     entity_types: dict[str, str] | list[Any] = Field(default_factory=dict)
     temporal_tag: Annotated[str, Field(max_length=64)] | None = None
     agent: str | None = None
+    origin: Literal["manual", "untrusted"] = "manual"  # untrusted: a caller who is not the owner (an MCP agent token)
 
     @field_validator("agent")
     @classmethod
@@ -132,7 +133,7 @@ def _store(memory: "Memory", request: Commit, fresh: list[Triplet], result: Comm
         id=sid, agent_id=request.agent or "shared", started_at=stamp, title=triplet_text(fresh[0].model_dump()),
         source_format=TRIPLETS_FORMAT,
         turns=[Turn(id=f"t{i}", role="user", name="commit", content=triplet_text(t.model_dump()), timestamp=stamp,
-                    origin="manual") for i, t in enumerate(fresh)],
+                    origin=request.origin) for i, t in enumerate(fresh)],
         kind="interactive",
         metadata={"triplets": [t.model_dump() for t in fresh], "temporal_tag": request.temporal_tag},
     )
@@ -165,7 +166,7 @@ def _relate(new: list[Card], stored: list[Card], triplets: list[Triplet], stamp:
         for old in stored:
             old_subject, old_relation, old_obj = _key(old)
             if (subject, relation) in exclusive and (old_subject, old_relation) == (subject, relation) and old_obj != obj \
-                    and old.valid_until is None:
+                    and old.valid_until is None and may_supersede(old.origin, card.origin):
                 superseded.append((old.id, until))
                 links += expand_link(card.id, old.id, "CONTRADICTS", 1.0, stamp)
                 records += [{"op": "link", "src": card.id, "dst": old.id, "rel": "CONTRADICTS", "weight": 1.0, "ts": stamp,

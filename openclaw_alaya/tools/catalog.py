@@ -72,11 +72,22 @@ class PurgeCriteria(BaseModel):
 
 
 class MemoryTools:
-    """The tools over one engine; `agent`: the scope they store in and search (with shared)."""
+    """The tools over one engine; `agent`: the scope they store in and search (with shared);
+    `origin`: what their writes are stored as (docs/provenance.md); `owner`: whether they may
+    forget or edit what is stored. The MCP server gives a non-owner token's caller `untrusted`
+    writes and no forgetting: such a caller can add claims, never rewrite what the owner said."""
 
-    def __init__(self, memory: "Alaya", agent: str | None = None) -> None:
+    def __init__(self, memory: "Alaya", agent: str | None = None, *, origin: str = "manual",
+                 owner: bool = True) -> None:
         self.memory = memory
         self.agent = agent
+        self.origin = origin
+        self.owner = owner
+
+    def _owner_only(self, what: str) -> None:
+        if not self.owner:
+            raise InputError(f"{what} needs the owner's token: an agent token ({self.agent}) may search and add, "
+                             "not forget or edit")
 
     # --- claw-memory --------------------------------------------------------------------
 
@@ -85,7 +96,7 @@ class MemoryTools:
         The same thing saved twice is kept once; a newer fact supersedes one it contradicts."""
         meta = metadata or SaveMetadata()
         result = self.memory.remember(content, type=meta.type, tags=meta.tags, subjects=meta.subjects,
-                                      importance=meta.importance, agent=self.agent)
+                                      importance=meta.importance, agent=self.agent, origin=self.origin)
         return result.model_dump()
 
     def search_memory(self, query: str, time_range: TimeRange | None = None, limit: Limit = 10,
@@ -125,6 +136,7 @@ class MemoryTools:
 
     def delete_memory(self, id: str) -> dict[str, Any]:  # noqa: A002 - the tool's parameter name
         """Forget one memory by id: it leaves search and listing and does not come back."""
+        self._owner_only("delete_memory")
         return self.memory.forget([id], reason="delete_memory tool").model_dump()
 
     def manage_entities(self, action: Literal["list", "show", "merge", "alias", "rename", "type"] = "list",
@@ -134,6 +146,8 @@ class MemoryTools:
         OTHER`, `alias NAME ALIAS`, `rename NAME NEW`, `type NAME TYPE`."""
         if action == "list":
             return self.memory.entities("list", limit=limit, offset=offset)
+        if action != "show":
+            self._owner_only(f"manage_entities {action}")
         return self.memory.entities(action, name, value)
 
     # --- TrulyMEM -----------------------------------------------------------------------
@@ -157,12 +171,15 @@ class MemoryTools:
                       temporal_tag: str | None = None) -> dict[str, Any]:
         """Store facts as (subject, relation, object) triplets. A triplet contradicting a stored
         one (same subject and relation, another object) supersedes it; nothing is duplicated."""
+        if entity_types:
+            self._owner_only("memory_commit's entity_types")
         return self.memory.commit([t.model_dump() for t in triplets], entity_types=entity_types or {},
-                                  temporal_tag=temporal_tag, agent=self.agent).model_dump()
+                                  temporal_tag=temporal_tag, agent=self.agent, origin=self.origin).model_dump()
 
     def memory_purge(self, criteria: PurgeCriteria, dry_run: bool = False) -> dict[str, Any]:
         """Forget every memory meeting all given criteria (subject_contains, relation_type,
         time_before); at least one is required. Use dry_run first to see what would go."""
+        self._owner_only("memory_purge")
         chosen = criteria.model_dump(exclude_none=True)
         if not chosen:
             raise InputError("memory_purge needs at least one criterion: without one it would forget everything")
