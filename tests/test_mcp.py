@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from helpers import session_json
 from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
 from openclaw_alaya.tools.catalog import MCP_TOOLS
@@ -215,8 +217,12 @@ def test_streamable_http_on_loopback(tmp_path):
                 assert server.poll() is None, server.stderr.read().decode()
                 time.sleep(0.2)
 
+        token = (data / "tokens" / "owner").read_text().strip()  # made by the server on first use
+        http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+
         async def go():
-            async with Client(f"http://127.0.0.1:{port}/mcp", read_timeout_seconds=120) as client:
+            async with Client(streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http),
+                              read_timeout_seconds=120) as client:
                 names = {t.name for t in (await client.list_tools()).tools}
                 saved = await _call(client, "save_memory", {"content": "Deploys freeze every Friday after 15:00."})
                 found = await _call(client, "search_memory", {"query": "when do deploys freeze", "limit": 3})

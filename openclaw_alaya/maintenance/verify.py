@@ -10,7 +10,8 @@ Problems found, each as `{"kind", "card"?, "session"?, "detail"}`:
   a partial write or a hand edit);
 - `no_provenance`: a card with no sources and no EXTRACTED_FROM edge;
 - `unsafe_permissions`: a directory or file inside the data directory that another user owns
-  or could write (store/trust.py; a rebuild refuses to read L3 until it is fixed);
+  or could write (store/trust.py). Then the layers are not compared (that would read what
+  another user may have written as the truth), and rebuild refuses too, until it is fixed;
 - what `recovery.check` finds (the disagreements crash recovery repairs): `session_not_in_l2`
   (a session file in L3 with no Session node), `stale_session` (a Session node whose turn
   counts disagree with its file), `interrupted_write` (a write that did not finish).
@@ -30,6 +31,10 @@ if TYPE_CHECKING:
 
 def verify(memory: "Memory") -> dict[str, Any]:
     memory.dirs.require()
+    unsafe = [{"kind": "unsafe_permissions", "detail": reason} for reason in memory.dirs.private_problems()]
+    if unsafe:
+        return {"ok": False, "cards": 0, "indexed": 0, "sessions": 0, "edges": 0, "problems": unsafe,
+                "counts": {"unsafe_permissions": len(unsafe)}, "note": "the layers were not compared: fix the permissions first"}
     with memory.reading("verify") as graph:
         cards = graph.card_provenance()
         extracted = graph.extraction_edges()
@@ -37,7 +42,6 @@ def verify(memory: "Memory") -> dict[str, Any]:
         indexed = set(memory.index.card_ids())
         sessions = set(memory.raw.session_ids())
         problems: list[dict[str, Any]] = recovery.check(memory)
-    problems += [{"kind": "unsafe_permissions", "detail": reason} for reason in memory.dirs.private_problems()]
     real = {cid for cid, _tier, title, created, _cited in cards if title and created}
     tiers = {cid: tier or "WARM" for cid, tier, *_ in cards}
     cited: dict[str, set[str]] = {}
