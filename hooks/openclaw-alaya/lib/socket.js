@@ -34,14 +34,14 @@ export function resolveDataDir(dataDir) {
 /**
  * The socket of `dir` when it can be trusted, else undefined. Node cannot read SO_PEERCRED (the
  * Python client's check of the listener's uid), so the place vouches instead: a data directory
- * of ours that no one else may write into (trust.py's rule, which `alaya init` and every command
+ * of ours that no one else may enter (trust.py's rule, which `alaya init` and every command
  * enforce), holding a socket of ours. Only a user who can write into such a directory anyway
  * (root) could put another listener there.
  */
 async function trustedSocket(dir) {
   const uid = process.getuid();
   const d = await stat(dir);
-  if (!d.isDirectory() || d.uid !== uid || d.mode & 0o022) return undefined;
+  if (!d.isDirectory() || d.uid !== uid || d.mode & 0o077) return undefined;
   const path = join(dir, SOCKET_NAME);
   const s = await lstat(path);
   if (!s.isSocket() || s.uid !== uid || Buffer.byteLength(path) >= MAX_PATH_BYTES) return undefined;

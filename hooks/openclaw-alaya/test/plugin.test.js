@@ -761,12 +761,16 @@ test("daemon socket: not used in a directory others may write, nor with a --data
     const loose = fakeApi({ config: { command: ["bash", FAKE, "ok", logdir], dataDir: daemon.dir } });
     plugin.register(loose.api);
     assert.deepEqual((await fire(loose.hooks, "before_prompt_build", { prompt: "p", messages: [] }, CTX))[0], { prependContext: "MEMORY-BLOCK" });
+    chmodSync(daemon.dir, 0o750); // closed to writes but open to the group's eyes: not ours alone either (issue 30 class 12)
+    const readable = fakeApi({ config: { command: ["bash", FAKE, "ok", logdir], dataDir: daemon.dir } });
+    plugin.register(readable.api);
+    assert.deepEqual((await toolFrom(readable.tools, "memory_search").execute("c", { query: "q" })).content[0].text, "TEXT memory_search");
     chmodSync(daemon.dir, 0o700);
     const elsewhere = fakeApi({ config: { command: ["bash", FAKE, "ok", logdir, "--data-dir=/other"], dataDir: daemon.dir } });
     plugin.register(elsewhere.api);
     assert.deepEqual((await toolFrom(elsewhere.tools, "memory_search").execute("c", { query: "q" })).content[0].text, "TEXT memory_search");
     assert.equal(daemon.requests.length, 0);
-    assert.equal(calls(logdir).length, 2);
+    assert.equal(calls(logdir).length, 3);
   } finally {
     await daemon.close();
   }
