@@ -12,7 +12,7 @@ Over HTTP every request needs a bearer token (mcp_auth.py, store/tokens.py): the
 as the owner (`--agent`'s scope, writes `manual`), an agent token as that agent (its scope,
 writes `untrusted`, no forgetting or entity edits). The SDK runs each call in a worker thread
 and HTTP clients call at the same time, while one engine's store handles (the lock, Kuzu,
-LanceDB) serve one operation at a time: calls run one after another (`_serial`), as in the
+LanceDB) serve one operation at a time: calls run one after another (`serial`), as in the
 daemon. Measured at 30 cards: a search on the warm engine 30 ms, on a fresh engine per call 58
 ms (its opening paid every time), and fresh engines would still share the data directory's lock.
 """
@@ -62,24 +62,34 @@ def build(memory: "Alaya", agent: str | None = None) -> "MCPServer":
 
     for name in MCP_TOOLS:
         method = getattr(MemoryTools(memory, agent), name)  # its signature and text: the tool's schema
-        server.add_tool(_guarded(method, lambda name=name: getattr(tools(), name), serial), name=name,
-                        description=inspect.getdoc(method))
+        per_call = _per_call(method, lambda name=name: getattr(tools(), name), serial)
+        server.add_tool(_guarded(per_call), name=name, description=inspect.getdoc(method))
     return server
 
 
-def _guarded(method: Callable[..., Any], bound: Callable[[], Callable[..., Any]],
-             serial: threading.Lock) -> Callable[..., Any]:
-    """The tool as the SDK calls it (with `method`'s signature): run for the caller (`bound`),
-    one call at a time (`serial`), its result as the model may see it (`safety.output`: every
+def _per_call(method: Callable[..., Any], bound: Callable[[], Callable[..., Any]],
+              serial: threading.Lock) -> Callable[..., Any]:
+    """`method`'s tool (its signature) run as the caller of the call under way may (`bound`),
+    one call at a time (`serial`)."""
+
+    @functools.wraps(method)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        run = bound()
+        with serial:
+            return run(*args, **kwargs)
+
+    return call
+
+
+def _guarded(method: Callable[..., Any]) -> Callable[..., Any]:
+    """The tool as the SDK calls it: its result as the model may see it (`safety.output`: every
     string, in one place for every tool), the engine's errors as JSON-RPC errors."""
     from mcp.shared.exceptions import MCPError
 
     @functools.wraps(method)
     def call(*args: Any, **kwargs: Any) -> Any:
         try:
-            run = bound()
-            with serial:
-                return for_model_json(run(*args, **kwargs))
+            return for_model_json(method(*args, **kwargs))
         except AlayaError as exc:
             raise MCPError(INVALID_PARAMS, " ".join(str(exc).split())[:500]) from None
         except Exception as exc:  # noqa: BLE001 - the client gets one line, the log the rest
