@@ -72,7 +72,8 @@ def test_loose_small_files_are_refused_on_every_command(store):
     the entries of the data directory) are checked each time, a stat each, not just the top."""
     ok(alaya(store, "hook", "session-start", stdin=PROMPT))
     ok(alaya(store, "mcp", "token", "show"))
-    for path in (store / "state" / "summary.json", store / "tokens" / "owner", store / "graph.kuzu"):
+    for path in (store / "state" / "summary.json", store / "tokens" / "owner", store / "graph.kuzu",
+                 store / "lancedb" / "index.json", store / "raw" / "sessions"):
         assert path.exists(), path
         before = path.stat().st_mode & 0o777
         path.chmod(0o666)

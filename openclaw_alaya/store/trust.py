@@ -7,8 +7,9 @@ depths, each as cheap as what is read at that point allows:
 
 - every command (`require_private`, a few dozen stats): the data directory itself is the
   user's and closed to everyone else (mode 0700: then nobody else reaches anything inside,
-  whatever the modes in there); its entries, and those of `state/`, `journal/` and `tokens/`
-  (the small files every command reads as trusted), are the user's and writable by no one else.
+  whatever the modes in there); its entries, and those of `state/`, `journal/`, `tokens/`,
+  `raw/` and `lancedb/` (the small files every command reads as trusted: caches, journal,
+  tokens, the L3 logs, the index's metadata), are the user's and writable by no one else.
 - every file read as trusted on its way in (`read_trusted`: raw sessions, card contexts, the
   L3 logs), checked on the open file, one `fstat`: a file left writable by others while the
   directory was open, or given by another user, is refused when it would be read.
@@ -31,7 +32,9 @@ from ..errors import AlayaError
 
 _OTHERS_WRITE = stat.S_IWGRP | stat.S_IWOTH
 _OTHERS_ANY = 0o077
-_SMALL_FOLDERS = ("state", "journal", "tokens")  # their files are read by every command
+# folders whose entries every command reads or relies on (caches, journal, tokens, the L3 logs
+# and index, the index's metadata); what lies deeper is walked by rebuild and verify
+_SMALL_FOLDERS = ("state", "journal", "tokens", "raw", "lancedb")
 
 
 class UntrustedDataDirError(AlayaError):
