@@ -59,12 +59,12 @@ class BearerGate:
             return None
 
 
-def current_caller() -> Caller:
-    """Who the tool call under way comes from: the token's caller over HTTP; over stdio (no
-    token: the client started this process as the owner) the owner."""
+def current_caller() -> Caller | None:
+    """Who the tool call under way comes from: the caller of the request's token, or None when
+    the call carries none (stdio, where the client started this process as the owner)."""
     token = get_access_token()
     if token is None:
-        return Caller(OWNER, owner=True)
+        return None
     return Caller(token.client_id, owner=token.client_id == OWNER)
 
 

@@ -47,16 +47,19 @@ INSTRUCTIONS = (
 )
 
 
-def build(memory: "Alaya", agent: str | None = None) -> "MCPServer":
+def build(memory: "Alaya", agent: str | None = None, *, http: bool = False) -> "MCPServer":
     from mcp.server.mcpserver import MCPServer
 
     server: MCPServer = MCPServer("openclaw-alaya", instructions=INSTRUCTIONS, version=__version__)
     serial = threading.Lock()
 
     def tools() -> MemoryTools:
-        """The tools as the caller of the call under way may use them."""
+        """The tools as the caller of the call under way may use them; over HTTP a call that
+        carries no caller is refused, never taken for the owner's."""
         caller = current_caller()
-        if caller.owner:
+        if caller is None and http:
+            raise AlayaError("refused: this call carries no token's caller")
+        if caller is None or caller.owner:
             return MemoryTools(memory, agent)
         return MemoryTools(memory, caller.name, origin="untrusted", owner=False)
 
@@ -103,7 +106,7 @@ def serve(memory: "Alaya", *, http: str | None = None, agent: str | None = None)
     if not memory.dirs.initialized():  # an MCP client is often the first thing a user sets up
         memory.init()
     memory.graph_views.resident = True  # a long-lived process: recall reads an in-memory graph snapshot
-    server = build(memory, agent)
+    server = build(memory, agent, http=http is not None)
     if http is None:
         server.run()
         return
