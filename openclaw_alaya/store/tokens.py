@@ -108,12 +108,14 @@ class TokenBook:
     def _digests(self) -> dict[str, bytes]:
         """Name → token digest, the owner's included; read again only when a file changed (one
         stat each per request), so a revoke reaches a running server at once."""
-        key = tuple(_stamp(p) for p in (self.owner_file, self.agents_file))
-        if self._cache is None or self._cache[0] != key:
+        if self._cache is None or self._cache[0] != self._files():
             digests = {name: bytes.fromhex(e["sha256"]) for name, e in self._agents().items()}
             digests[OWNER] = _digest(self.owner_token())
-            self._cache = (tuple(_stamp(p) for p in (self.owner_file, self.agents_file)), digests)
+            self._cache = (self._files(), digests)  # after owner_token, which may have made its file
         return self._cache[1]
+
+    def _files(self) -> tuple[object, ...]:
+        return tuple(_stamp(p) for p in (self.owner_file, self.agents_file))
 
     def _agents(self) -> dict[str, dict[str, str]]:
         try:
@@ -123,7 +125,7 @@ class TokenBook:
         except ValueError:
             raise InputError(f"{self.agents_file} is not valid JSON; remove it and add the tokens again") from None
         if not isinstance(data, dict) or not all(
-                isinstance(e, dict) and isinstance(e.get("sha256"), str) for e in data.values()):
+                isinstance(e, dict) and _is_digest(e.get("sha256")) for e in data.values()):
             raise InputError(f"{self.agents_file} is not a token list; remove it and add the tokens again")
         return data
 
@@ -150,6 +152,10 @@ def _new_token() -> str:
 
 def _digest(token: str) -> bytes:
     return hashlib.sha256(token.encode("utf-8", "surrogateescape")).digest()
+
+
+def _is_digest(value: object) -> bool:
+    return isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
 
 
 def _stamp(path: Path) -> tuple[int, int, int] | None:
