@@ -239,3 +239,27 @@ def test_a_forget_stopped_at_any_step_is_finished_by_the_next_read(template, tmp
     assert_forgotten(data, card, needles, kept=kept, card_gone=command is FORGET_CARD,
                      commands=AFTER_STOP)
     assert not list((data / "journal").iterdir())
+
+
+def test_recovery_after_a_dead_write_does_not_bring_a_forgotten_session_back(template, tmp_path):
+    """issue 30 class 6: crash recovery gave every session file without a node its node again,
+    so a session forgotten without --purge-raw (its file stays, L3 keeps the source) came back
+    into L2 after any later writer was killed, and verify then disagreed with the tombstone."""
+    data, card = copy_of(template, tmp_path)
+    proc = alaya(data, "forget", "--session", "s-gone")
+    assert proc.returncode == 0, proc.stderr
+    assert (data / "raw" / "sessions" / "2026-03" / "s-gone.json").is_file()  # kept, as documented
+    src = tmp_path / "s-new.json"
+    src.write_bytes(session_json("s-new", KEEP))
+    proc = _stop_at(data, "openclaw_alaya.store.embedded.graph:GraphStore.upsert_sessions", signal.SIGKILL,
+                    ["ingest", str(src)])
+    assert proc.returncode == -signal.SIGKILL and "stopping" in proc.stdout, proc.stderr[-2000:]
+    assert alaya(data, "init").returncode == 0  # the next write hold recovers the dead ingest
+    outputs = surfaces(data, card, [("verify", "--json"), ("recall", "vault passphrase auditor", "--json")])
+    assert json.loads(outputs[0]["stdout"])["ok"], outputs[0]
+    assert "Quokka" not in outputs[1]["stdout"]
+    from openclaw_alaya import Alaya
+
+    with Alaya(data).reading("test") as graph:
+        sessions = {row["id"] for row in graph.sessions()}
+    assert "s-new" in sessions and "s-gone" not in sessions, sessions
