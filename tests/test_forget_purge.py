@@ -45,21 +45,23 @@ STDIN = {"session-start": {**EVENT, "prompt": "what is my alarm code and the vau
 CHECKER = """
 import contextlib, io, json, sys
 from openclaw_alaya.cli.main import main
-data, card, commands, stdins = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4])
-out = []
-for command in commands:
-    argv = [*[a.replace("{card}", card) for a in command], "--data-dir", data]
-    stdin = stdins.get(command[-1])
-    text = json.dumps(stdin).replace("{card}", card) if stdin is not None else ""
-    sys.stdin = io.TextIOWrapper(io.BytesIO(text.encode()), encoding="utf-8")
-    stdout, stderr = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
-        try:
-            code = main(argv)
-        except SystemExit as exc:
-            code = exc.code
-    out.append({"command": command, "code": code, "stdout": stdout.getvalue(), "stderr": stderr.getvalue()})
-print(json.dumps(out))
+data, card, stdins = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+control = sys.stdin
+for request in control:  # one JSON list of commands a line; one JSON list of outputs a line back
+    out = []
+    for command in json.loads(request):
+        argv = [*[a.replace("{card}", card) for a in command], "--data-dir", data]
+        stdin = stdins.get(command[-1])
+        text = json.dumps(stdin).replace("{card}", card) if stdin is not None else ""
+        sys.stdin = io.TextIOWrapper(io.BytesIO(text.encode()), encoding="utf-8")
+        stdout, stderr = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            try:
+                code = main(argv)
+            except SystemExit as exc:
+                code = exc.code
+        out.append({"command": command, "code": code, "stdout": stdout.getvalue(), "stderr": stderr.getvalue()})
+    print(json.dumps(out), flush=True)
 """
 
 
@@ -73,12 +75,33 @@ def alaya(data: Path, *args: str, stdin: str = "") -> subprocess.CompletedProces
                           input=stdin, capture_output=True, text=True, env=env(), timeout=180)
 
 
+class Checker:
+    """One child process that runs CLI commands on request (a process start costs more than
+    most commands): the parent scans the files between two requests."""
+
+    def __init__(self, data: Path, card: str) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-c", CHECKER, str(data), card, json.dumps(STDIN)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True, env=env())
+
+    def run(self, commands: list[tuple[str, ...]]) -> list[dict]:
+        self.proc.stdin.write(json.dumps(commands) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        assert line, self.proc.stderr.read()[-3000:]
+        return json.loads(line)
+
+    def __enter__(self) -> "Checker":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.proc.stdin.close()
+        assert self.proc.wait(timeout=120) == 0, self.proc.stderr.read()[-3000:]
+
+
 def surfaces(data: Path, card: str, commands: list[tuple[str, ...]] = SURFACES) -> list[dict]:
-    """Every command's output, from one child process (one start instead of fourteen)."""
-    proc = subprocess.run([sys.executable, "-c", CHECKER, str(data), card, json.dumps(commands), json.dumps(STDIN)],
-                          capture_output=True, text=True, env=env(), timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout)
+    with Checker(data, card) as checker:
+        return checker.run(commands)
 
 
 def found(data: Path, outputs: list[dict], needles: list[str]) -> list[str]:
@@ -101,23 +124,29 @@ def assert_forgotten(data: Path, card: str, needles: list[str], *, kept: list[st
                      commands: list[tuple[str, ...]] = SURFACES) -> None:
     """Nothing of `needles` anywhere, before and after a rebuild; `kept` (and the kept session)
     still there, so the scan is not blind; verify clean."""
-    for when in ("before rebuild", "after rebuild"):
-        outputs = surfaces(data, card, commands)
-        assert ("backup",) not in commands or list((data / "backups").glob("*.tar.gz")), when
-        assert list((data / "export").rglob("*.md")), when
-        assert found(data, outputs, needles) == [], when
-        assert all(found(data, outputs, [text]) for text in [KEPT_TEXT, *kept]), when
-        checks = {" ".join(o["command"]): o for o in outputs}
-        for out in outputs:  # each surface answered (asked for the forgotten card: not found)
-            asked = "memory_get" in out["command"] or card_gone and {"get", "trace"} & set(out["command"])
-            assert out["code"] == (1 if asked else 0), (when, out)
-        assert json.loads(checks["verify --json"]["stdout"])["ok"], checks["verify --json"]
-        assert KEPT_TEXT in checks["hook session-start"]["stdout"], when
-        for name in ("export", "backups"):  # made now, of the memory as it is: removed for the next round
-            shutil.rmtree(data / name, ignore_errors=True)
-        if when == "before rebuild":
-            proc = alaya(data, "rebuild")
-            assert proc.returncode == 0, proc.stderr
+    with Checker(data, card) as checker:
+        for when in ("before rebuild", "after rebuild"):
+            outputs = checker.run(commands)
+            _check_round(data, outputs, when, needles, kept, card_gone, commands)
+            if when == "before rebuild":
+                assert checker.run([("rebuild",)])[0]["code"] == 0
+
+
+def _check_round(data: Path, outputs: list[dict], when: str, needles: list[str], kept: list[str], card_gone: bool,
+                 commands: list[tuple[str, ...]]) -> None:
+    """One round's checks (`assert_forgotten`)."""
+    assert ("backup",) not in commands or list((data / "backups").glob("*.tar.gz")), when
+    assert list((data / "export").rglob("*.md")), when
+    assert found(data, outputs, needles) == [], when
+    assert all(found(data, outputs, [text]) for text in [KEPT_TEXT, *kept]), when
+    checks = {" ".join(o["command"]): o for o in outputs}
+    for out in outputs:  # each surface answered (asked for the forgotten card: not found)
+        asked = "memory_get" in out["command"] or card_gone and {"get", "trace"} & set(out["command"])
+        assert out["code"] == (1 if asked else 0), (when, out)
+    assert json.loads(checks["verify --json"]["stdout"])["ok"], checks["verify --json"]
+    assert KEPT_TEXT in checks["hook session-start"]["stdout"], when
+    for name in ("export", "backups"):  # made now, of the memory as it is: removed for the next round
+        shutil.rmtree(data / name, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
@@ -125,19 +154,15 @@ def template(tmp_path_factory) -> tuple[Path, str]:
     """A store that holds the note, the session to forget and one to keep, in every layer and
     cache: distilled, introspected (full-text index, buckets), summarised, recalled."""
     data = tmp_path_factory.mktemp("forget") / "data"
-    assert alaya(data, "init").returncode == 0
     for sid, turns in (("s-keep", KEEP), ("s-gone", GONE)):
-        src = data.parent / f"{sid}.json"
-        src.write_bytes(session_json(sid, turns))
-        assert alaya(data, "ingest", str(src)).returncode == 0
-        src.unlink()
-    assert alaya(data, "distill").returncode == 0
-    proc = alaya(data, "remember", NOTE)
-    assert proc.returncode == 0, proc.stderr
-    card = proc.stdout.split()[1]
-    assert card.startswith("card-")
-    assert alaya(data, "introspect").returncode == 0
-    outputs = surfaces(data, card, SURFACES[:4])
+        (data.parent / f"{sid}.json").write_bytes(session_json(sid, turns))
+    with Checker(data, "-") as checker:
+        steps = checker.run([("init",), ("ingest", str(data.parent / "s-keep.json")),
+                             ("ingest", str(data.parent / "s-gone.json")), ("distill",), ("remember", NOTE), ("introspect",)])
+        assert [s["code"] for s in steps] == [0] * len(steps), steps
+        card = steps[4]["stdout"].split()[1]
+        assert card.startswith("card-")
+        outputs = checker.run(SURFACES[:4])
     shutil.rmtree(data / "export", ignore_errors=True)
     shutil.rmtree(data / "backups", ignore_errors=True)
     for needle in (NOTE_TEXT[0], "Quokka-Marmalade"):  # the scan sees them before the forget
@@ -160,9 +185,8 @@ def test_forget_with_purge_raw_leaves_nothing_in_any_file_or_surface(template, t
     state/summary.json, graph.kuzu pages and a LanceDB fragment; a forgotten session's in
     graph.kuzu, old LanceDB versions, entities and other cards' context copies."""
     data, card = copy_of(template, tmp_path)
-    for command in (FORGET_CARD, FORGET_SESSION):
-        proc = alaya(data, *[a.replace("{card}", card) for a in command])
-        assert proc.returncode == 0, proc.stderr
+    with Checker(data, card) as checker:
+        assert [out["code"] for out in checker.run([FORGET_CARD, FORGET_SESSION])] == [0, 0]
     assert_forgotten(data, card, NOTE_TEXT + SESSION_TEXT)
 
 
