@@ -245,7 +245,7 @@ CASES = [(FORGET_CARD, step) for step in CARD_STEPS] + [(FORGET_SESSION, step) f
 
 
 @pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGINT], ids=["SIGKILL", "SIGINT"])
-@pytest.mark.parametrize("command,step", CASES, ids=[f"{c[1][:7].strip('-{')}-{s.split(':')[1]}" for c, s in CASES])
+@pytest.mark.parametrize("command,step", CASES, ids=[f"{'card' if c is FORGET_CARD else 'session'}-{s.split(':')[1]}" for c, s in CASES])
 def test_a_forget_stopped_at_any_step_is_finished_by_the_next_read(template, tmp_path, command, step, signum):
     """issue 30 class 6: a kill inside `forget --session X --purge-raw` left the conversation
     in the raw files under a `purged_raw: true` tombstone, recovery brought the session back,
