@@ -98,12 +98,14 @@ class Alaya:
     def storage(self) -> "Backend":
         """The storage backend this data directory is kept in: `storage.backend` in config,
         from the `register_stores` registry (store/backends.py)."""
+        from .curate.purge import finish_cut_off
         from .ingest.recovery import recover
         from .plugins import registry
         from .store.backends import open_backend
 
         return open_backend(self.config.storage.backend, registry("register_stores", self.hooks), self.dirs,
-                            self.config, embedder=lambda: self.embedder, recover=lambda: recover(self))
+                            self.config, embedder=lambda: self.embedder,
+                            recover=lambda: recover(self, finish_cut_off))
 
     @property
     def lock(self) -> "Coordinator":

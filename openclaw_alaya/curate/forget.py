@@ -3,11 +3,11 @@
 By card id, by session (and that session is never captured again, as `openclaw memory forget`
 does), by criteria (`purge`: subject, relation, date — all that are given must hold; none is
 refused, it would forget everything) or by query (the cards recall ranks first; `--dry-run`
-shows them first). Order, under one write-lock hold: tombstones in L3 (what, when, why, and a
-digest of the text, never the text), then the cards out of L2 and L1 and their context copies
-out of L3. `purge_raw` also blanks the source turns in the session files (a whole session's
-files are deleted). A rebuild, a re-capture or an import does not bring anything back
-(store/tombstones.py).
+shows them first). What goes is written as tombstones (what, when, why, and a digest of the
+text, never the text); curate/purge.py carries them out, crash-safe, from every file and every
+derived text: the cards out of L2 and L1 and their context copies out of L3; `purge_raw` also
+blanks the source turns in the session files (a whole session's files are deleted). A rebuild,
+a re-capture or an import does not bring anything back (store/tombstones.py).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 from ..errors import InputError, NotFoundError
 from ..models import Card, check_id, now_iso
 from ..store import tombstones
+from .purge import carry_out
 
 if TYPE_CHECKING:
     from ..memory import Memory
@@ -72,9 +73,8 @@ def forget_session(memory: "Memory", session_id: str, *, reason: str | None = No
     if known is None and memory.raw.find(session_id) is None:
         raise NotFoundError(f"no session {session_id!r}")
     only = [c for c in cards.values() if {s.session_id for s in c.sources} <= {session_id}]
-    shared = [c for c in cards.values() if c not in only]
     report = _forget(memory, only, reason=reason or "session forgotten by request", purge_raw=False, dry_run=dry_run,
-                     session=session_id, shared=shared, purge_session=purge_raw)
+                     session=session_id, purge_session=purge_raw)
     return report
 
 
@@ -104,7 +104,7 @@ def forget_query(memory: "Memory", query: str, *, limit: int = 5, reason: str | 
 
 
 def _forget(memory: "Memory", cards: list[Card], *, reason: str, purge_raw: bool, dry_run: bool,
-            session: str | None = None, shared: list[Card] | None = None, purge_session: bool = False) -> Forgotten:
+            session: str | None = None, purge_session: bool = False) -> Forgotten:
     listed = [{"id": c.id, "title": c.title} for c in cards]
     report = Forgotten(dry_run=dry_run, cards=listed, sessions=[session] if session else [])
     if dry_run or not (cards or session):
@@ -114,29 +114,9 @@ def _forget(memory: "Memory", cards: list[Card], *, reason: str, purge_raw: bool
                 "sources": [s.model_dump() for s in c.sources], "purged_raw": purge_raw} for c in cards]
     if session:
         records.append({"kind": "session", "id": session, "ts": stamp, "reason": reason, "purged_raw": purge_session})
-    ids = [c.id for c in cards]
-    with memory.writing(f"forget {len(ids)} cards" + (f" and session {session}" if session else "")) as graph:
-        with graph:
-            tombstones.record(memory.raw, records)  # L3 first: from here on nothing brings them back
-            graph.remove_cards(ids)
-            if session:
-                _drop_source(graph, shared or [], session)
-                graph.delete_sessions([session])
-        memory.index.delete_cards(ids)
-        for cid in ids:
-            memory.raw.remove_context(cid)
-        if purge_raw:
-            report.purged_turns = sum(memory.raw.blank_turns(s.session_id, s.turn_ids) for c in cards for s in c.sources)
-        if session and purge_session:
-            memory.raw.remove_session(session)
+    operation = f"forget {len(cards)} cards" + (f" and session {session}" if session else "")
+    report.purged_turns = carry_out(memory, records, operation)
     return report
-
-
-def _drop_source(graph: "CardGraph", cards: list[Card], session: str) -> None:
-    """Cards that other sessions said too stay, citing only those."""
-    for card in cards:
-        sources = [s for s in card.sources if s.session_id != session]
-        graph.update_provenance([card.model_copy(update={"sources": sources})])
 
 
 def _matching(graph: "CardGraph", criteria: Criteria) -> list[Card]:

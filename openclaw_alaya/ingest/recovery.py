@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import DamagedStoreError
 from ..models import index_row, index_text, now_iso
 from ..store.fsutil import append_line
+from ..store import tombstones
 from ..store.journal import Journal, checkpoint_cut_off
 from .sessions import session_row
 
@@ -30,17 +32,21 @@ if TYPE_CHECKING:
     from ..store.ports.graph import CardGraph
 
 
-def recover(memory: "Memory") -> dict[str, Any]:
+def recover(memory: "Memory", finish_purges: "Callable[[Memory], int] | None" = None) -> dict[str, Any]:
     """Reconcile after dead writes (the caller holds the write lock). Returns what was fixed.
     A damaged graph or index is left as it is, with the records: the command's own open of it
-    names `alaya rebuild`, which derives both again from L3."""
+    names `alaya rebuild`, which derives both again from L3. `finish_purges` carries out the
+    forgets a dead process left (curate/purge.py, handed down by the engine), after a cut-off
+    swap and before the sessions are reconciled (a session it deletes is not brought back)."""
     swapped = memory.storage.scratch().roll_forward()
     if swapped:
         memory.reopen_index()  # the tables this process may have open were just replaced
+    purges = finish_purges(memory) if finish_purges is not None else 0
     journal = Journal(memory.dirs.journal)
     records = journal.records()
     if not records and not checkpoint_cut_off(memory.dirs.root):
-        return _logged(memory, {"swap_finished": True}) if swapped else {}
+        done = {"swap_finished": swapped} if swapped else {}
+        return _logged(memory, {**done, "purges_finished": purges}) if swapped or purges else {}
     if not memory.dirs.graph.exists():
         for record in records:
             journal.end(record["path"])
@@ -55,7 +61,8 @@ def recover(memory: "Memory") -> dict[str, Any]:
         return {}
     for record in records:
         journal.end(record["path"])
-    return _logged(memory, {"swap_finished": swapped, "interrupted": [r["operation"] for r in records],
+    return _logged(memory, {"swap_finished": swapped, "purges_finished": purges,
+                            "interrupted": [r["operation"] for r in records],
                     "sessions": sessions, **rows})
 
 
@@ -67,10 +74,13 @@ def _logged(memory: "Memory", report: dict[str, Any]) -> dict[str, Any]:
 
 def _reconcile_sessions(memory: "Memory", graph: "CardGraph", since: float) -> list[str]:
     known = {row["id"]: row for row in graph.sessions()}
+    forgotten = tombstones.forgotten(memory.raw, "session")
     fixed = []
     for path in memory.raw.session_files():
         sid = path.stem
         row = known.get(sid)
+        if sid in forgotten:
+            continue  # forgotten on purpose (its file stays without --purge-raw): no node again
         try:
             changed = path.stat().st_mtime >= since
         except OSError:
@@ -114,8 +124,11 @@ def check(memory: "Memory") -> list[dict[str, Any]]:
     problems = []
     with memory.reading("verify (sessions)") as graph:
         known = {row["id"]: row for row in graph.sessions()}
+    forgotten = tombstones.forgotten(memory.raw, "session")
     for path in memory.raw.session_files():
         row = known.get(path.stem)
+        if path.stem in forgotten:
+            continue
         if row is None:
             problems.append({"kind": "session_not_in_l2", "session": path.stem,
                              "detail": f"session {path.stem} is in raw/sessions but has no Session node"})

@@ -57,6 +57,13 @@ class DataDir:
     def access_log(self) -> Path:
         return self.state / "access.jsonl"
 
+    @property
+    def derived_text(self) -> list[Path]:
+        """Caches of text taken from cards and sessions, each recomputed when missing: the
+        integrated summary (bridge/summary.py), the time buckets (recall/buckets.py) and the LLM
+        distiller's summary (llm/summaries.py). A forget deletes them (curate/purge.py)."""
+        return [self.state / "summary.json", self.state / "buckets.json", self.state / "llm_summary.json"]
+
     def _folders(self) -> list[Path]:
         return [self.root, self.raw, self.journal, self.state, self.lancedb]
 

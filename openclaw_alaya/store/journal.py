@@ -41,6 +41,9 @@ from .embedded import swap
 from .fsutil import atomic_write
 
 
+PURGE_SUFFIX = ".purge"  # a purge intent (`Journal.intend`), apart from the write holds' `.json` records
+
+
 class Journal:
     """The write-ahead records of one data directory."""
 
@@ -69,6 +72,33 @@ class Journal:
         except OSError:
             return []
 
+    def intend(self, doc: dict[str, Any]) -> str:
+        """Record a purge before any of it is done (`journal/<pid>-<ns>.purge`, atomic and
+        fsynced): whoever takes the store next carries it out to the end (roll forward,
+        curate/purge.py), so a kill at any step ends as if it had not happened. Returns its name."""
+        path = self.folder / f"{os.getpid()}-{time.time_ns()}{PURGE_SUFFIX}"
+        atomic_write(path, json.dumps(doc, ensure_ascii=False))
+        return path.name
+
+    def intents(self) -> list[tuple[str, dict[str, Any]]]:
+        """The purges recorded and not yet carried out, oldest first (an unreadable one is
+        left out: `atomic_write` never leaves one half written)."""
+        try:
+            paths = sorted(p for p in self.folder.iterdir() if p.suffix == PURGE_SUFFIX and not p.name.startswith("."))
+        except OSError:
+            return []
+        found = []
+        for path in paths:
+            try:
+                found.append((path.name, json.loads(path.read_text(encoding="utf-8"))))
+            except (OSError, ValueError):
+                continue
+        return found
+
+    def fulfilled(self, name: str) -> None:
+        """The purge `name` is carried out to its end."""
+        (self.folder / name).unlink(missing_ok=True)
+
     def records(self) -> list[dict[str, Any]]:
         out = []
         for path in self.pending():
@@ -82,10 +112,19 @@ class Journal:
 
 
 def needs_recovery(root: Path) -> bool:
-    """Cheap (one directory listing, two stats): a dead write's record, a swap of rebuilt
-    stores cut off between its renames (store/embedded/swap.py), or a Kuzu checkpoint that was cut off
-    (a read-only open cannot replay it)."""
-    return bool(Journal.of(root).pending()) or swap.pending(root) or checkpoint_cut_off(root)
+    """Cheap (one directory listing, two stats): a dead write's record, a purge not carried
+    out to its end, a swap of rebuilt stores cut off between its renames (store/embedded/swap.py),
+    or a Kuzu checkpoint that was cut off (a read-only open cannot replay it)."""
+    return (bool(Journal.of(root).pending()) or purge_pending(root) or swap.pending(root)
+            or checkpoint_cut_off(root))
+
+
+def purge_pending(root: Path) -> bool:
+    """A forget was cut off before its end (`Journal.intend`): one directory listing."""
+    try:
+        return any(p.suffix == PURGE_SUFFIX for p in DataDir(root).journal.iterdir())
+    except OSError:
+        return False
 
 
 def checkpoint_cut_off(root: Path) -> bool:

@@ -90,6 +90,15 @@ class StoreLock:
         """A dead writer left work that the next write hold finishes."""
         return journal.needs_recovery(self.data_dir)
 
+    def record_purge(self, doc: dict[str, Any]) -> str:
+        return journal.Journal.of(self.data_dir).intend(doc)
+
+    def pending_purges(self) -> list[tuple[str, dict[str, Any]]]:
+        return journal.Journal.of(self.data_dir).intents()
+
+    def purge_done(self, name: str) -> None:
+        journal.Journal.of(self.data_dir).fulfilled(name)
+
     def generation(self) -> Any:
         """Changes whenever a writer may have changed the graph (None: no counter given)."""
         return self._generation() if self._generation is not None else None

@@ -237,6 +237,29 @@ class RawStore:
             if card_id not in docs:
                 docs[card_id] = self.load_context(card_id) or {}
             docs[card_id][session_id] = list(turns)
+        self._write_context_docs(docs)
+
+    def forget_in_context(self, card_id: str, session_id: str, turn_ids: list[str] | None) -> None:
+        """What a purge takes out of a card's copy of its source turns (another card distilled
+        from the same session keeps one too): those turns' text, or (`turn_ids` None: the
+        session is forgotten) the session's entry, and the file once no entry is left."""
+        contexts = self.load_context(card_id)
+        if not contexts or session_id not in contexts:
+            return
+        if turn_ids is None:
+            del contexts[session_id]
+        else:
+            wanted = set(turn_ids)
+            turns = contexts[session_id]
+            if not any(t.id in wanted and t.content != FORGOTTEN for t in turns):
+                return
+            contexts[session_id] = [t.model_copy(update={"content": FORGOTTEN}) if t.id in wanted else t for t in turns]
+        if contexts:
+            self._write_context_docs({card_id: contexts})
+        else:
+            self.remove_context(card_id)
+
+    def _write_context_docs(self, docs: dict[str, dict[str, list[Turn]]]) -> None:
         stamp = _now_iso()
         atomic_write_many([
             (self._context_path(card_id), json.dumps({

@@ -91,17 +91,19 @@ class EmbeddedBackend:
                 yield graph
 
     def _cut_off(self) -> bool:
-        """A dead writer left the store mid-swap or mid-checkpoint: it cannot be read at all."""
-        from ..journal import checkpoint_cut_off
+        """A dead writer left the store mid-swap or mid-checkpoint: it cannot be read at all;
+        or inside a forget: what it forgot may still be there, and must not be read."""
+        from ..journal import checkpoint_cut_off, purge_pending
         from .swap import pending
 
-        return bool(pending(self.dirs.root)) or checkpoint_cut_off(self.dirs.root)
+        return bool(pending(self.dirs.root)) or checkpoint_cut_off(self.dirs.root) or purge_pending(self.dirs.root)
 
     def _finish_cut_off_write(self, operation: str) -> None:
         """The one write a read may cause: a store that cannot be read at all because a writer
-        was killed between its renames or inside a Kuzu checkpoint is crash recovery's to finish
-        (not an upgrade, and rare), so that a session start after a crash still answers. On a
-        disk that cannot be written the read is refused instead (`_check_readable`)."""
+        was killed between its renames, inside a Kuzu checkpoint or inside a forget is crash
+        recovery's to finish (not an upgrade, and rare), so that a session start after a crash
+        still answers, and never with what was forgotten. On a disk that cannot be written the
+        read is refused instead (`_check_readable`)."""
         if self.lock.holding() or not self._cut_off():
             return
         try:
@@ -153,6 +155,14 @@ class EmbeddedBackend:
                 graph.upgrade()
         if not fts_current(self.dirs.lancedb):
             self.index.upgrade_fts()
+
+    def scrub(self) -> None:
+        """Under the write hold, the graph closed: no deleted row's bytes left in any file
+        (store/embedded/scrub.py)."""
+        from .scrub import scrub_graph
+
+        scrub_graph(self.dirs)
+        self.index.scrub()
 
     # --- scratch and sizes ----------------------------------------------------------------
 

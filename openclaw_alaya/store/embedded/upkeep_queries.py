@@ -131,6 +131,12 @@ class UpkeepQueries:
                       {"id": pa.string()})
             self.drop_forwards_to(ids)
 
+    def remove_unmentioned_entities(self) -> int:
+        gone = self._rows("MATCH (e:Entity) WHERE NOT EXISTS { MATCH (:Card)-[:MENTIONS]->(e) } RETURN e.name")
+        if gone:
+            self._rows("MATCH (e:Entity) WHERE NOT EXISTS { MATCH (:Card)-[:MENTIONS]->(e) } DELETE e")
+        return len(gone)
+
     def add_missing_links(self, links: list["Link"]) -> None:
         # the MERGE of GraphStore.add_links, without its ON MATCH: an existing edge is kept as it is
         by_table: dict[str, list[dict[str, Any]]] = {}

@@ -303,6 +303,24 @@ class VectorStore:
         for name in (CARDS, RELATIONS):
             self._table_to_write(name).optimize(cleanup_older_than=cleanup_older_than)
 
+    def scrub(self) -> None:
+        """After a purge, under the write lock (no reader inside): a LanceDB delete only marks
+        rows deleted, and every older version keeps its fragments, so the forgotten text would
+        stay in `lancedb/`. Compact each table, rebuild the cards' full-text index from the
+        rows left (its old files knew the deleted words), and drop every version but the
+        newest, files not yet referenced included (`delete_unverified`: nothing else writes
+        while the lock is held)."""
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # LanceDB warns that an older version's reader would fail: none is inside
+            for name in (CARDS, RELATIONS):
+                self._table_to_write(name).optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+            cards = self._table_to_write(CARDS)
+            self._index_text(cards)
+            cards.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+        self._cache = None  # the in-memory copy was loaded from a version that is gone
+
     # --- relations ------------------------------------------------------------------------
 
     def upsert_relations(self, rows: list[dict[str, str]], vectors: np.ndarray) -> None:

@@ -74,6 +74,11 @@ class Backend(Footprint, Protocol):
         version made up to date (a no-op when `current`)."""
         ...
 
+    def scrub(self) -> None:
+        """Under the write hold, with the graph closed: rewrite L2 and L1 so that what was
+        deleted leaves no bytes in their files (old versions, free pages); a forget's last step."""
+        ...
+
     def scratch(self) -> "Scratch":
         """Space to build new stores beside the live ones (store/ports/scratch.py)."""
         ...

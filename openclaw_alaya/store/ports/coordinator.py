@@ -28,6 +28,20 @@ class Coordinator(Protocol):
         """A dead writer left work for the next write hold (its journal record waits)."""
         ...
 
+    def record_purge(self, doc: dict[str, Any]) -> str:
+        """Under the write hold, before a purge changes anything: what it will do (ids, never
+        text), kept until `purge_done`; returns its name. Every later write hold, and a read
+        that finds one waiting, carries it out first (curate/purge.py): a purge rolls forward."""
+        ...
+
+    def pending_purges(self) -> list[tuple[str, dict[str, Any]]]:
+        """(name, what was recorded) of each purge not carried out to its end, oldest first."""
+        ...
+
+    def purge_done(self, name: str) -> None:
+        """The purge `name` is carried out: forget its record."""
+        ...
+
     def generation(self) -> Any:
         """Changes whenever a writer may have changed the graph (compared, never ordered)."""
         ...

@@ -86,6 +86,10 @@ class RawSessions(Protocol):
         """A forgotten card's source turns."""
         ...
 
+    def forget_in_context(self, card_id: str, session_id: str, turn_ids: list[str] | None) -> None:
+        """Blank these turns in the card's copy of its source turns, or (None) drop the session's."""
+        ...
+
     # --- logs (links, forgets, redactions: what rebuild replays) ----------------------------
 
     def log_path(self, name: str) -> Path:

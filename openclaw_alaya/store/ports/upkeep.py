@@ -144,6 +144,10 @@ class UpkeepGraph(Protocol):
         """The cards, their edges, and the forwards of merged ids to them."""
         ...
 
+    def remove_unmentioned_entities(self) -> int:
+        """Entities no card mentions any more (their names came from forgotten cards); how many."""
+        ...
+
     def add_missing_links(self, links: list["Link"]) -> None:
         """The links not in the graph yet; an existing edge is kept as it is (weight, reason)."""
         ...
