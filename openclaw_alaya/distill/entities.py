@@ -104,7 +104,7 @@ def _strip_common(words: list[str]) -> list[str]:
 
 
 def named_versions(text: str) -> Iterator[tuple[int, int, str, str]]:
-    """(start, end, name, version) of each "Name 1.2" / "name-1.2" in `text`, left to right, as
+    r"""(start, end, name, version) of each "Name 1.2" / "name-1.2" in `text`, left to right, as
     `\b([A-Za-z][\w+#-]*)[ -]v?(\d+(?:\.\d+)+)\b` would find them, in linear time: a name is a
     run's start up to a space after the run or the run's last `-` (the longest name first); a
     start later in the same run could only end at the same places, so none is tried."""
@@ -249,7 +249,7 @@ class _Spans:
 
 
 def _bounded_pieces(text: str) -> Iterator[str]:
-    """Each piece of `text` without a space that `(?<!\w)piece(?!\w)` finds in it: a set of
+    r"""Each piece of `text` without a space that `(?<!\w)piece(?!\w)` finds in it: a set of
     them answers "is this single word part of a longer entity" for all words at once, where a
     search per word and longer entity was quadratic in the entities (issue 30 class 9)."""
     for chunk in text.split(" "):
