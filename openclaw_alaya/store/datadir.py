@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import DamagedStoreError, NotInitializedError
-from .fsutil import DIR_MODE, FILE_MODE, ensure_dir
+from .fsutil import DIR_MODE, FILE_MODE, ensure_dir, refuse_links
 from .trust import make_private, require_private
 
 DEFAULT_HOME = "~/.alaya"
@@ -57,6 +57,11 @@ class DataDir:
     def access_log(self) -> Path:
         return self.state / "access.jsonl"
 
+    def entries(self) -> list[Path]:
+        """What every command reads or writes by name: none may be a symbolic link (fsutil)."""
+        return [self.config, self.raw, self.raw / "sessions", self.raw / "contexts", self.graph, self.lancedb,
+                self.journal, self.state, self.swap]
+
     def _folders(self) -> list[Path]:
         return [self.root, self.raw, self.journal, self.state, self.lancedb]
 
@@ -80,6 +85,7 @@ class DataDir:
         if not self.initialized():
             raise NotInitializedError(f"{self.root}: no memory store here; run `alaya init` first")
         self.require_private()
+        refuse_links(self.entries(), self.root)
         if graph and not self.graph.exists() and not self.swap.exists():
             raise DamagedStoreError(f"{self.graph} is missing; run `alaya rebuild` to derive it again from raw/")
 
