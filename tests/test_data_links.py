@@ -118,7 +118,7 @@ def test_linked_log_is_not_appended_to(store: Path, tmp_path: Path):
     assert target.read_text() == ""
 
 
-@pytest.mark.parametrize("name", ["state", "journal", "lancedb", "graph.kuzu"])
+@pytest.mark.parametrize("name", ["state", "journal", "lancedb", "graph.kuzu", ".lock"])
 def test_linked_top_level_entry_is_refused(store: Path, tmp_path: Path, name: str):
     """issue 30 class 14: state files, the journal, the graph and the index are not reached
     through a link either: every command refuses the data directory with one line."""

@@ -60,7 +60,7 @@ class DataDir:
     def entries(self) -> list[Path]:
         """What every command reads or writes by name: none may be a symbolic link (fsutil)."""
         return [self.config, self.raw, self.raw / "sessions", self.raw / "contexts", self.graph, self.lancedb,
-                self.journal, self.state, self.swap]
+                self.journal, self.state, self.swap, self.root / ".lock"]
 
     def _folders(self) -> list[Path]:
         return [self.root, self.raw, self.journal, self.state, self.lancedb]
