@@ -447,7 +447,7 @@ def test_import_memex_notes_become_cards_links_and_l3_sessions(memory, tmp_path)
     (notes / ".obsidian").mkdir()
     (notes / ".obsidian" / "x.md").write_text("ignored")
     report = import_memex(memory, notes)
-    assert report == {"files": 2, "stored": 2, "cards": 2, "links": 2, "unresolved_links": 1}
+    assert report == {"files": 2, "skipped": 0, "stored": 2, "cards": 2, "links": 2, "unresolved_links": 1}
     cards = {c.title: c for c in cards_of(memory).values()}
     assert cards["Kuzu graph store"].type == "decision" and cards["Kuzu graph store"].tags == ["db", "graph"]
     kuzu, lance = cards["Kuzu graph store"].id, cards["LanceDB"].id

@@ -97,8 +97,8 @@ def cmd_import_memex(args: argparse.Namespace) -> int:
     if args.json:
         print_json(report)
     else:
-        print(f"imported {report['files']} notes ({report['stored']} new or changed): {report['cards']} cards,"
-              f" {report['links']} links, {report['unresolved_links']} unresolved wikilinks")
+        print(f"imported {report['cards']} notes ({report['stored']} new or changed, {report['skipped']} skipped):"
+              f" {report['cards']} cards, {report['links']} links, {report['unresolved_links']} unresolved wikilinks")
     return 0
 
 

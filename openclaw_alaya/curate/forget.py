@@ -109,6 +109,7 @@ def _forget(memory: "Memory", cards: list[Card], *, reason: str, purge_raw: bool
     report = Forgotten(dry_run=dry_run, cards=listed, sessions=[session] if session else [])
     if dry_run or not (cards or session):
         return report
+    memory.raw.refuse_linked([session] if session else [], cards)
     stamp = now_iso()
     records = [{"kind": "card", "id": c.id, "ts": stamp, "reason": reason, "type": c.type, "digest": tombstones.digest(c.content),
                 "sources": [s.model_dump() for s in c.sources], "purged_raw": purge_raw} for c in cards]

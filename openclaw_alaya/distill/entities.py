@@ -10,6 +10,7 @@ make "Painting" an entity while "Caroline" does.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from .cues import FILLER_WORDS, NOT_NAMES, STOPWORDS, TECH_AMBIGUOUS, TECH_CANON
 
@@ -17,19 +18,31 @@ CJK_RE = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _CJK_CLASS = "\u3400-\u9fff\uf900-\ufaff"
 
 _URL_RE = re.compile(r"\bhttps?://([A-Za-z0-9.-]+)(?::\d+)?[^\s<>()\"'，。]*", re.I)
+# Linear on any input (issue 30 class 9): each path segment is taken whole (`++`: the character
+# after a run of segment characters is never one, so nothing is lost), and a relative path starts
+# only where a run of segment characters starts, not at each `-` or `.` inside one (a start inside
+# a run that failed from the run's start fails too: there were as many tries as characters).
 _PATH_RE = re.compile(
-    r"(?<![\w/:.])(?:~|\.{1,2})?/(?:[\w.@+-]+/)*[\w.@+-]+/?|(?<![\w/])(?:[\w.@+-]+/){1,}[\w.@+-]+\.[A-Za-z0-9]{1,6}\b"
+    r"(?<![\w/:.])(?:~|\.{1,2})?/(?:[\w.@+-]++/)*[\w.@+-]+/?"
+    r"|(?<![\w.@+/-])(?:[\w.@+-]++/)+[\w.@+-]+\.[A-Za-z0-9]{1,6}\b"
 )
 _FILE_RE = re.compile(
     r"(?<![\w/.-])[\w-]+(?:\.[\w-]+)*\.(?:py|js|mjs|ts|tsx|jsx|json|jsonl|yaml|yml|toml|md|txt|conf|cfg|ini|sh|sql|log|csv|rs|go|java|c|h|cpp|hpp|html|css|lock|env|kuzu|db|sqlite|parquet|lance|service|xml|ipynb|rb|php)\b"
 )
 _VERSION_RE = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)+(?:[-+][\w.]+)?\b|(?<![\w.])v\d+(?:\.\d+)+\b")
-_NAMED_VERSION_RE = re.compile(r"\b([A-Z][\w+#-]*|[a-z][\w+#-]*)[ -]v?(\d+(?:\.\d+)+)\b")
+# "Python 3.12", "node-18.2": a name run, then a version after a space or the run's last `-`.
+# Found run by run (`named_versions`), not by one pattern: `\b[A-Za-z][\w+#-]*[ -]v?\d…` backtracked
+# through every `-` of a run from every start inside it, quadratic in the run (issue 30 class 9).
+_NAME_RUN_RE = re.compile(r"(?<!\w)[A-Za-z][\w+#-]*+")
+_VERSION_AT_RE = re.compile(r"v?(\d+(?:\.\d+)+)\b")
 _CODE_RE = re.compile(r"`([^`\n]{2,60})`")
 # Hyphenated identifiers: "eu-central-1", "bge-m3", "billing-api".
-_HYPHEN_ID_RE = re.compile(
-    r"(?<![\w.-])[a-z][a-z0-9]*(?:-[a-z0-9]+)*-(?:[a-z]*\d[a-z0-9]*|api|service|server|db|worker|bot|cli|sdk|app|svc|proxy|gateway|cluster|prod|staging)(?:-[a-z0-9]+)*(?![\w-])"
-)
+# A whole run of lower-case letters, digits and hyphens, of which a part after the first holds a
+# digit or names a kind of service. The run is found by a pattern and its parts checked one by one:
+# one pattern with a starred part on each side of the marked one tried every split of a run that
+# ends in `-`, quadratic in its parts (issue 30 class 9).
+_HYPHEN_RUN_RE = re.compile(r"(?<![\w.-])[a-z][a-z0-9]*+(?:-[a-z0-9]++)++(?![\w-])")
+_HYPHEN_MARK_RE = re.compile(r"[a-z]*\d[a-z0-9]*|api|service|server|db|worker|bot|cli|sdk|app|svc|proxy|gateway|cluster|prod|staging")
 _SNAKE_RE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
 _QUOTED_RE = re.compile(r"[「『“《\"]([^」』”》\"\n]{1,24})[」』”》\"]")
 # Word tokens (ASCII words with inner apostrophes, dots, hyphens, pluses).
@@ -90,10 +103,31 @@ def _strip_common(words: list[str]) -> list[str]:
     return words[lo:hi]
 
 
+def named_versions(text: str) -> Iterator[tuple[int, int, str, str]]:
+    r"""(start, end, name, version) of each "Name 1.2" / "name-1.2" in `text`, left to right, as
+    `\b([A-Za-z][\w+#-]*)[ -]v?(\d+(?:\.\d+)+)\b` would find them, in linear time: a name is a
+    run's start up to a space after the run or the run's last `-` (the longest name first); a
+    start later in the same run could only end at the same places, so none is tried."""
+    pos = 0
+    while (run := _NAME_RUN_RE.search(text, pos)) is not None:
+        start, end = run.span()
+        if text.startswith(" ", end) and (found := _VERSION_AT_RE.match(text, end + 1)):
+            name_end = end
+        else:
+            name_end = text.rfind("-", start + 1, end)
+            found = _VERSION_AT_RE.match(text, name_end + 1) if name_end > 0 else None
+        if found is None:
+            pos = end
+            continue
+        yield start, found.end(), text[start:name_end], found.group(1)
+        pos = found.end()
+
+
 def extract_entities(text: str, known_names: dict[str, None] | set[str]) -> list[str]:
     """Entities in order of first appearance, deduplicated case-insensitively."""
     found: list[tuple[int, str]] = []
-    covered: list[tuple[int, int]] = []
+    covered = _Spans(len(text))
+    is_covered = covered.holds
 
     def add(pos: int, value: str, end: int | None = None) -> None:
         value = value.strip(" .,;:!?'\"\u2019()[]")
@@ -101,10 +135,7 @@ def extract_entities(text: str, known_names: dict[str, None] | set[str]) -> list
             return
         found.append((pos, value))
         if end is not None:
-            covered.append((pos, end))
-
-    def is_covered(a: int, b: int) -> bool:
-        return any(s <= a and b <= e for s, e in covered)
+            covered.add(pos, end)
 
     for m in _URL_RE.finditer(text):
         add(m.start(), m.group(1).lower(), m.end())
@@ -117,17 +148,16 @@ def extract_entities(text: str, known_names: dict[str, None] | set[str]) -> list
     for m in _CODE_RE.finditer(text):
         if not is_covered(m.start(), m.end()):
             add(m.start(), m.group(1), m.end())
-    for m in _NAMED_VERSION_RE.finditer(text):
-        name = m.group(1)
+    for start, end, name, version in named_versions(text):
         if name.lower() in TECH_CANON or name[0].isupper():
             if _norm(name) not in STOPWORDS and _norm(name) not in NOT_NAMES:
                 canon = TECH_CANON.get(name.lower(), name)
-                add(m.start(), f"{canon} {m.group(2)}", m.end())
+                add(start, f"{canon} {version}", end)
     for m in _VERSION_RE.finditer(text):
         if not is_covered(m.start(), m.end()):
             add(m.start(), m.group(0), m.end())
-    for m in _HYPHEN_ID_RE.finditer(text):
-        if not is_covered(m.start(), m.end()):
+    for m in _HYPHEN_RUN_RE.finditer(text):
+        if any(_HYPHEN_MARK_RE.fullmatch(part) for part in m.group(0).split("-")[1:]) and not is_covered(m.start(), m.end()):
             add(m.start(), m.group(0), m.end())
     for m in _SNAKE_RE.finditer(text):
         if not is_covered(m.start(), m.end()):
@@ -192,10 +222,42 @@ def extract_entities(text: str, known_names: dict[str, None] | set[str]) -> list
             seen.add(k)
             out.append(v)
     # Drop single words already part of a longer entity ("York" when "New York" is there).
-    multi = [o.lower() for o in out if " " in o]
-    if multi:
-        out = [o for o in out if " " in o or not any(re.search(rf"(?<!\w){re.escape(o.lower())}(?!\w)", mm) for mm in multi)]
-    return out
+    inside = {piece for o in out if " " in o for piece in _bounded_pieces(o.lower())}
+    return [o for o in out if " " in o or o.lower() not in inside] if inside else out
+
+
+class _Spans:
+    """The spans of a text that entities took, asked whether one of them holds a given span: a
+    running maximum of ends over starts (a Fenwick tree), so each question costs log n. A scan
+    of all spans per question was quadratic in a text of many paths (issue 30 class 9)."""
+
+    def __init__(self, size: int) -> None:
+        self._reach = [0] * (size + 2)
+
+    def add(self, start: int, end: int) -> None:
+        i = start + 1
+        while i < len(self._reach):
+            self._reach[i] = max(self._reach[i], end)
+            i += i & -i
+
+    def holds(self, start: int, end: int) -> bool:
+        i, reach = start + 1, 0
+        while i > 0:
+            reach = max(reach, self._reach[i])
+            i -= i & -i
+        return reach >= end
+
+
+def _bounded_pieces(text: str) -> Iterator[str]:
+    r"""Each piece of `text` without a space that `(?<!\w)piece(?!\w)` finds in it: a set of
+    them answers "is this single word part of a longer entity" for all words at once, where a
+    search per word and longer entity was quadratic in the entities (issue 30 class 9)."""
+    for chunk in text.split(" "):
+        edges = [i for i, ch in enumerate(chunk) if not (ch.isalnum() or ch == "_")]
+        for start in [0, *(i + 1 for i in edges)]:
+            for end in [*edges, len(chunk)]:
+                if end > start:
+                    yield chunk[start:end]
 
 
 def keywords(text: str, limit: int = 8) -> list[str]:

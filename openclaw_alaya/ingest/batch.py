@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from .. import redact
 from ..errors import InputError
 from ..store import tombstones
+from .repair import warn
 from .sessions import parse_source, session_row
 
 if TYPE_CHECKING:
@@ -28,17 +29,26 @@ CHUNK = 200  # sessions per write-lock hold
 SESSION_SUFFIXES = (".json", ".jsonl")
 
 
+def _linked(file: Path, folder: Path) -> bool:
+    if file.is_symlink():
+        warn(f"{file.relative_to(folder).as_posix()}: a symbolic link, not followed; skipped")
+        return True
+    return False
+
+
 def session_files(paths: Iterable[str | Path]) -> list[Path]:
     """Files as given, and directories expanded to their session files (`*.json`, `*.jsonl`,
-    recursively, hidden ones skipped), in a stable order."""
+    recursively, hidden ones skipped), in a stable order. Inside a directory a linked file is
+    skipped with a warning, as linked folders are never entered: it may lead anywhere outside
+    the folder given (issue 30 class 8)."""
     out: list[Path] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
             found = sorted(
                 p for p in path.rglob("*")
-                if p.is_file() and p.suffix in SESSION_SUFFIXES
-                and not any(part.startswith(".") for part in p.relative_to(path).parts)
+                if p.suffix in SESSION_SUFFIXES and not any(part.startswith(".") for part in p.relative_to(path).parts)
+                and not _linked(p, path) and p.is_file()
             )
             if not found:
                 raise InputError(f"{path}: no session files (*.json, *.jsonl) in this directory")

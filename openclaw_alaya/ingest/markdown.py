@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from .openclaw_templates import is_scaffolding
@@ -25,10 +26,12 @@ KINDS = {"W": "world", "B": "experience", "O": "opinion", "S": "observation"}
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _ITEM = re.compile(r"^( {0,3})[-*+]\s+(.*)$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
-_ANNOTATION = re.compile(r"<!--\s*(importance|trigger|triggers|project)\s*:\s*(.*?)\s*-->", re.I)
-_COMMENT = re.compile(r"<!--.*?-->", re.S)
+# Patterns for the body of one `<!-- … -->` comment (`_comments` finds them): one pattern over the
+# whole text from each `<!--` to a `-->` that never comes rescans the rest of the text from every
+# `<!--`, quadratic in a file of them (issue 30 class 9).
+_ANNOTATION = re.compile(r"\s*(importance|trigger|triggers|project)\s*:(.*)", re.I | re.S)
 # OpenClaw's USER.md directive metadata: a superseded directive is no longer the user's wish
-_STATUS = re.compile(r"<!--[^>]*\bstatus\s*:\s*(active|superseded)\b[^>]*-->", re.I)
+_STATUS = re.compile(r"\bstatus\s*:\s*(active|superseded)\b", re.I)
 _RETAIN = re.compile(r"^(?P<kind>[WBOS])(?:\((?P<params>[^)]*)\))?(?=\s|:|$)\s*:?\s*(?P<rest>.*)$", re.S)
 _ENTITY = re.compile(r"(?<![\w@])@([^\s@:,;()\[\]{}<>\"'`，。；：！？、]*)")
 _LEAD_ENTITIES = re.compile(r"^\s*(?:@[^\s@:,;，：]+[\s,，]*)+[:：]?\s*")
@@ -71,6 +74,35 @@ class Entry:
         return f"L{self.start}-L{self.end}"
 
 
+def _comments(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, body) of each `<!-- … -->` in `text`, left to right; an opening with no close
+    ends the search, as no later one can close either."""
+    pos = 0
+    while (start := text.find("<!--", pos)) >= 0 and (close := text.find("-->", start + 4)) >= 0:
+        pos = close + 3
+        yield start, pos, text[start + 4:close]
+
+
+def _without_comments(text: str, gap: str) -> str:
+    pieces, pos = [], 0
+    for start, end, _ in _comments(text):
+        pieces += [text[pos:start], gap]
+        pos = end
+    return "".join(pieces) + text[pos:]
+
+
+def _status(text: str) -> re.Match[str] | None:
+    """The first `status: active|superseded` in a comment holding no `>`."""
+    return next((found for _, _, body in _comments(text) if ">" not in body and (found := _STATUS.search(body))), None)
+
+
+def _annotations(text: str) -> Iterator[tuple[str, str]]:
+    """(name, value) of each `<!-- importance|trigger(s)|project: value -->`, value on one line."""
+    for _, _, body in _comments(text):
+        if (found := _ANNOTATION.fullmatch(body)) and "\n" not in (value := found.group(2).strip()):
+            yield found.group(1), value
+
+
 def parse(text: str) -> tuple[list[Entry], list[tuple[int, str]]]:
     """(entries, warnings as (line, message)) of one workspace file: not the scaffolding
     OpenClaw seeds a workspace with (`openclaw_templates.py`), not a superseded directive."""
@@ -88,7 +120,7 @@ def parse(text: str) -> tuple[list[Entry], list[tuple[int, str]]]:
         nonlocal current, superseded
         if current:
             text = "\n".join(lines[current[0] - 1:current[-1]])
-            status = _STATUS.search(text)
+            status = _status(text)
             entry = _entry(lines, current, section, retain and is_item, warnings)
             if entry is None and status:
                 superseded = status.group(1).lower() == "superseded"
@@ -135,7 +167,7 @@ def _entry(lines: list[str], numbers: list[int], section: str, retain: bool,
     start, end = numbers[0], numbers[-1]
     text = "\n".join(lines[start - 1:end])
     entry = Entry(start=start, end=end, text=text, section=section)
-    for name, value in _ANNOTATION.findall(text):
+    for name, value in _annotations(text):
         name = name.lower()
         if name == "importance":
             try:
@@ -146,7 +178,7 @@ def _entry(lines: list[str], numbers: list[int], section: str, retain: bool,
             entry.triggers += [t.strip().lower() for t in re.split(r"[,;，；]", value) if t.strip()]
         else:
             entry.project = value.strip() or None
-    body = " ".join(_COMMENT.sub(" ", text).split()) if "\n" not in text.strip() else _COMMENT.sub("", text).strip()
+    body = " ".join(_without_comments(text, " ").split()) if "\n" not in text.strip() else _without_comments(text, "").strip()
     body = re.sub(r"^\s*[-*+]\s+", "", body)
     if not body:
         return None

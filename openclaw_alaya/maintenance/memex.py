@@ -13,12 +13,20 @@ note titles and file names (case-insensitive), within the import and earlier imp
 
 Notes go through the store filters like any ingested session (`redact.for_ingest`: secrets are
 redacted before L3, or only before L2/L1 when `redaction.redact_raw` is off).
+
+A folder of notes is anyone's files, so reading one is bounded (issue 30 class 8): a note that is
+a symbolic link, or inside a linked folder, is not followed (it may lead anywhere outside the
+folder); one larger than MAX_NOTE_BYTES, not a regular file, or whose front matter is refused
+(front_matter.py: aliases, deep nesting, size) is skipped. Each skipped note gets one warning
+line naming it, and the rest of the import goes on.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import stat
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from .. import redact
 from ..distill.plan import card_id
 from ..errors import InputError
+from ..ingest.repair import warn
 from ..models import (
     Card,
     Link,
@@ -37,6 +46,8 @@ from ..models import (
     relation_description,
 )
 from .common import iso
+from .front_matter import FrontMatterRefused
+from .front_matter import load as load_front_matter
 
 if TYPE_CHECKING:
     from ..memory import Memory
@@ -44,19 +55,33 @@ if TYPE_CHECKING:
 
 FORMAT = "memex"
 RELATION = "RELATES_TO"
-_WIKILINK = re.compile(r"\[\[([^\]\|#]+)(?:#[^\]\|]*)?(?:\|[^\]]*)?\]\]")
+# No `[` or line break inside a link: with them, each `[[` of a note full of them scanned the rest
+# of the note for a `]]`, quadratic in the note (issue 30 class 9).
+_WIKILINK = re.compile(r"\[\[([^\[\]\|#\n]+)(?:#[^\[\]\|\n]*)?(?:\|[^\[\]\n]*)?\]\]")
 _HEADING = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
 _SLUG = re.compile(r"[^A-Za-z0-9]+")
+MAX_NOTE_BYTES = 1024 * 1024
+
+
+class NoteSkipped(InputError):
+    """Why one note of the folder is left out of the import."""
 
 
 def parse_note(text: str, fallback_title: str) -> dict[str, Any]:
+    """Title, type, tags, importance, body and wikilinks of a note; `refused` says why its front
+    matter was not read (front_matter.py), else None: the import skips such a note, a rebuild
+    of one stored before gives it a card without what its front matter said."""
     meta: dict[str, Any] = {}
+    refused = None
     body = text
     if text.startswith("---"):
         lines = text.split("\n")
         for end in range(1, len(lines)):
             if lines[end].strip() in ("---", "..."):
-                meta = _front_matter(lines[1:end])
+                try:
+                    meta = load_front_matter("\n".join(lines[1:end]))
+                except FrontMatterRefused as exc:
+                    refused = str(exc)
                 body = "\n".join(lines[end + 1:])
                 break
     tags = meta.get("tags") or []
@@ -77,29 +102,58 @@ def parse_note(text: str, fallback_title: str) -> dict[str, Any]:
         "importance": importance,
         "body": body.strip(),
         "links": list(dict.fromkeys(m.strip() for m in _WIKILINK.findall(body) if m.strip())),
+        "refused": refused,
     }
 
 
-def _front_matter(lines: list[str]) -> dict[str, Any]:
-    """The front matter as YAML (folded and quoted titles, lists in either style, dates); keys
-    lower-cased. Front matter that is not a YAML mapping gives nothing: the note still imports,
-    titled by its heading or file name."""
-    import yaml  # only import-memex reads YAML
+def note_files(root: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """The `.md` files under `root` (no hidden files or folders), and the linked notes and
+    folders left out, each with why: no link is followed."""
+    files: list[Path] = []
+    skipped: list[tuple[Path, str]] = []
+    for folder, dirs, names in os.walk(root):  # a linked folder is listed, never entered
+        here = Path(folder)
+        for name in sorted(dirs):
+            if name.startswith(".") or (here / name).is_symlink():
+                dirs.remove(name)
+                if not name.startswith("."):
+                    skipped.append((here / name, "a symbolic link to a folder, not followed"))
+        for name in names:
+            if name.endswith(".md") and not name.startswith("."):
+                if (here / name).is_symlink():
+                    skipped.append((here / name, "a symbolic link, not followed"))
+                else:
+                    files.append(here / name)
+    return sorted(files), skipped
 
+
+def read_note(path: Path) -> tuple[str, float]:
+    """(text, mtime) of a note, opened without following a link; NoteSkipped for what is not
+    a regular file or is larger than MAX_NOTE_BYTES."""
     try:
-        data = yaml.safe_load("\n".join(lines))
-    except yaml.YAMLError:
-        return {}
-    return {str(k).lower(): v for k, v in data.items()} if isinstance(data, dict) else {}
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as exc:
+        raise NoteSkipped(f"cannot be read ({exc.strerror})") from None
+    with os.fdopen(fd, "rb") as handle:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NoteSkipped("not a regular file")
+        data = handle.read(MAX_NOTE_BYTES + 1)
+    if len(data) > MAX_NOTE_BYTES:
+        raise NoteSkipped(f"larger than {MAX_NOTE_BYTES // (1024 * 1024)} MB")
+    return data.decode("utf-8", errors="replace"), st.st_mtime
 
 
 def session_for(path: Path, root: Path, agent_id: str) -> Session:
+    """The note as an L3 session; NoteSkipped when it is not imported (see the module docstring)."""
     rel = path.relative_to(root).as_posix()
-    text = path.read_text(encoding="utf-8", errors="replace")
+    text, mtime_s = read_note(path)
     slug = _SLUG.sub("-", path.stem).strip("-")[:60] or "note"
     digest = hashlib.sha1(rel.encode()).hexdigest()[:8]
-    mtime = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
+    mtime = datetime.fromtimestamp(mtime_s, timezone.utc)
     meta = parse_note(text, path.stem)
+    if meta["refused"]:
+        raise NoteSkipped(meta["refused"])
     return Session(
         id=f"memex-{slug}-{digest}", agent_id=agent_id, started_at=iso(mtime), title=meta["title"],
         source_format=FORMAT, turns=[Turn(id="note", role="user", name=rel, content=text)],
@@ -153,19 +207,24 @@ def import_memex(memory: "Memory", folder: str | Path, *, agent_id: str = "share
     root = Path(folder).expanduser()
     if not root.is_dir():
         raise InputError(f"{root}: not a folder")
-    files = sorted(p for p in root.rglob("*.md") if p.is_file() and not any(
-        part.startswith(".") for part in p.relative_to(root).parts))
+    files, skipped = note_files(root)
     stamp = iso(datetime.now(timezone.utc))
     # Outside the lock: parse, run the store filters (secret redaction…) as `Alaya.ingest` does,
     # merge with what L3 has, build cards and vectors from the filtered text.
     sessions = []
     new_turns = []
     for path in files:
-        incoming = redact.for_ingest(memory, session_for(path, root, agent_id))
+        try:
+            incoming = redact.for_ingest(memory, session_for(path, root, agent_id))
+        except NoteSkipped as exc:
+            skipped.append((path, str(exc)))
+            continue
         merged, new = memory.raw.merge(incoming)
         sessions.append((merged, bool(new)))
         new_turns += new
     # what L2/L1 may see (L3 keeps the original when `redaction.redact_raw` is off)
+    for path, why in skipped:
+        warn(f"{path.relative_to(root).as_posix()}: {why}; skipped")
     derived = [redact.for_derived(memory, s) for s, _ in sessions]
     notes = [(s, card_for(s, stamp)) for s in derived]
     with memory.reading("import-memex (known notes)") as graph:
@@ -186,7 +245,7 @@ def import_memex(memory: "Memory", folder: str | Path, *, agent_id: str = "share
         if notes:
             memory.index.upsert_cards([index_row(c) for _, c in notes], vectors)
             memory.index.upsert_relations([{"name": RELATION, "description": relation_description(RELATION)}], rel_vector)
-    return {"files": len(files), "stored": sum(1 for _, changed in sessions if changed), "cards": len(notes),
+    return {"files": len(files), "skipped": len(skipped), "stored": sum(1 for _, changed in sessions if changed), "cards": len(notes),
             "links": len(links), "unresolved_links": unresolved}
 
 

@@ -101,6 +101,7 @@ _OPEN_START = {"before": "start", "之前": "start", "以前": "start", "until":
 _AROUND_WORDS = {"around", "about", "circa", "near", "左右", "前后", "附近", "大约", "大概"}
 _AROUND = timedelta(days=3)  # "around Nov 27": three days either side
 _WORD_BEFORE = re.compile(r"(?:\b([A-Za-z]+)|(从|大约|大概))\s*$")
+_NEAR = 40  # longer than any word _WORD_BEFORE looks for, with the spaces after it
 _WORD_AFTER = re.compile(r"\s*(左右|前后|附近|以来|之后|以后|之前|以前|起)")
 
 
@@ -137,14 +138,17 @@ def _latest_year(month: int, day: int | None, today: date) -> int | None:
     return None
 
 
-def _modified(period: Period, before: str, after: str) -> Period:
-    """The period as the word next to it changes it (`before`, `after`: the text either side):
-    "since X" from X on, "before X" up to X, "around X" with a few days either side."""
-    near = _WORD_AFTER.match(after)
+def _modified(period: Period, text: str, start: int, end: int) -> Period:
+    """The period as the word next to it (in `text`, either side of `start:end`) changes it:
+    "since X" from X on, "before X" up to X, "around X" with a few days either side. The word
+    before is looked for in the `_NEAR` characters before the match, not in the whole text
+    before it: that was a scan of the text per date, quadratic in a text of dates (issue 30
+    class 9)."""
+    near = _WORD_AFTER.match(text, end)
     if near:
         word = near.group(1)
     else:
-        near = _WORD_BEFORE.search(before)
+        near = _WORD_BEFORE.search(text, max(0, start - _NEAR), start)
         word = (near.group(1) or near.group(2)).lower() if near else ""
     if word in _OPEN_END:
         return Period(period.start if _OPEN_END[word] == "start" else period.end, None)
@@ -166,7 +170,7 @@ def _found(text: str, now: datetime) -> list[tuple[re.Match[str], Period, bool]]
     for match, period, relative in matches:
         if kept and match.start() < kept[-1][0].end():
             continue
-        kept.append((match, _modified(period, text[: match.start()], text[match.end():]), relative))
+        kept.append((match, _modified(period, text, match.start(), match.end()), relative))
     return kept
 
 
@@ -181,11 +185,12 @@ def find_phrase(text: str, now: datetime) -> tuple[Period, str] | None:
         return None
     starts = [p.start for _, p, _ in found if p.start is not None]
     ends = [p.end for _, p, _ in found if p.end is not None]
-    rest = text
-    for match, _, relative in reversed(found):
+    pieces, pos = [], 0
+    for match, _, relative in found:
         if relative:
-            rest = rest[: match.start()] + " " + rest[match.end():]
-    rest = " ".join(rest.split())
+            pieces += [text[pos:match.start()], " "]
+            pos = match.end()
+    rest = " ".join(("".join(pieces) + text[pos:]).split())
     return Period(min(starts, default=None), max(ends, default=None)), rest or text
 
 

@@ -1,14 +1,52 @@
-"""Owner-only directories and atomic file writes: L3 is the truth, so it is never half-written."""
+"""Owner-only directories and atomic file writes: L3 is the truth, so it is never half-written.
+
+Nothing inside a data directory is reached through a symbolic link (issue 30 class 14): a
+linked `raw/` had writes land elsewhere and a rebuild derive from another folder; a linked
+session file was forgotten by removing the link while its text stayed in the target. So
+`refuse_links` refuses a path that passes through one, appends open with O_NOFOLLOW, and an
+atomic write replaces (never follows) a link at its destination.
+"""
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
+
+from ..errors import AlayaError
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
+
+
+class LinkRefusedError(AlayaError):
+    """A path inside the data directory is a symbolic link (or passes through one)."""
+
+
+def linked_part(path: Path, root: Path) -> Path | None:
+    """The first of `path` and the folders between `root` and it that is a symbolic link, or
+    None; `root` itself may be one (a data directory kept on another disk). An lstat each."""
+    current = root
+    for part in path.relative_to(root).parts:
+        current = current / part
+        if current.is_symlink():
+            return current
+    return None
+
+
+def refuse_links(paths: Iterable[Path], root: Path) -> None:
+    """Raise LinkRefusedError, naming the link, when one of `paths` is or passes through one."""
+    for path in paths:
+        if (link := linked_part(path, root)) is not None:
+            raise link_refused(link)
+
+
+def link_refused(link: Path) -> LinkRefusedError:
+    return LinkRefusedError(f"{link} is a symbolic link: alaya reads and writes nothing inside its data directory"
+                            " through a link (put the real file or folder in its place, or remove the link)")
 
 
 def ensure_dir(path: Path) -> Path:
@@ -103,7 +141,12 @@ def _syncfs(fd: int) -> bool:
 def append_line(path: Path, line: str) -> None:
     """Append one line with O_APPEND, which keeps concurrent small appends whole."""
     ensure_dir(path.parent)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, FILE_MODE)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise link_refused(path) from None
+        raise
     try:
         os.write(fd, (line.rstrip("\n") + "\n").encode("utf-8"))
     finally:

@@ -32,7 +32,7 @@ from pydantic import ValidationError
 
 from ..errors import AlayaError, InputError
 from ..models import Session, Turn, check_id
-from .fsutil import append_line, atomic_write, atomic_write_many, ensure_dir
+from .fsutil import append_line, atomic_write, atomic_write_many, ensure_dir, link_refused, refuse_links
 from .trust import read_trusted
 
 # A turn that reuses a stored id with different content is kept as `<id>+2`, `<id>+3`...
@@ -150,6 +150,7 @@ class RawStore:
             _check_id(session.id, "session id")
         index = self._read_index()
         paths = [self._locate(s.id, index)[0] or self._new_path(s) for s in sessions]
+        refuse_links([p for path in paths for p in (path, path.with_suffix(".md"))], self.root)
         items: list[tuple[Path, str]] = []
         for session, path in zip(sessions, paths):
             items.append((path, json.dumps(_dump(session), indent=1, ensure_ascii=False) + "\n"))
@@ -174,6 +175,7 @@ class RawStore:
         path = self.find(session_id)
         if path is None:
             return False
+        refuse_links([path.with_suffix(".md")], self.root)  # unlinking a link would leave the text in its target
         path.with_suffix(".md").unlink(missing_ok=True)
         path.unlink(missing_ok=True)
         self._update_index({session_id: None})
@@ -196,9 +198,19 @@ class RawStore:
             self.write(session.model_copy(update={"turns": turns, "title": title}))
         return len(gone)
 
+    def refuse_linked(self, session_ids: list[str], cards: list[Any]) -> None:
+        """Refuse (LinkRefusedError) before a forget when a file it would rewrite or delete is a
+        symbolic link: the sessions' files, those the cards came from, their context copies.
+        Removing a link leaves the text in its target (issue 30 class 14)."""
+        sessions = [*session_ids, *(s.session_id for card in cards for s in card.sources)]
+        found = [p for p in self.find_many(list(dict.fromkeys(sessions))).values() if p is not None]
+        refuse_links([*found, *(p.with_suffix(".md") for p in found), *(self._context_path(c.id) for c in cards)],
+                     self.root)
+
     def remove_context(self, card_id: str) -> None:
         """The copy of a forgotten card's source turns."""
         _check_id(card_id, "card id")
+        refuse_links([self._context_path(card_id)], self.root)
         self._context_path(card_id).unlink(missing_ok=True)
 
     # ------------------------------------------------------------------ append-only logs
@@ -214,6 +226,7 @@ class RawStore:
         each took tens of milliseconds under the write lock); a crash can tear only the last
         line, which read_log skips."""
         if lines:
+            refuse_links([self.log_path(name).parent], self.root)
             append_line(self.log_path(name), lines)
 
     # ------------------------------------------------------------------ card contexts
@@ -260,6 +273,7 @@ class RawStore:
             self.remove_context(card_id)
 
     def _write_context_docs(self, docs: dict[str, dict[str, list[Turn]]]) -> None:
+        refuse_links([self._context_path(card_id) for card_id in docs], self.root)
         stamp = _now_iso()
         atomic_write_many([
             (self._context_path(card_id), json.dumps({
@@ -274,6 +288,7 @@ class RawStore:
         """session id -> the card's source turns in that session; None if none were recorded."""
         _check_id(card_id, "card id")
         path = self._context_path(card_id)
+        refuse_links([path], self.root)
         if not path.is_file():
             return None
         try:
@@ -294,14 +309,17 @@ class RawStore:
         return self.sessions_dir / month_of(session) / f"{session.id}.json"
 
     def session_files(self) -> list[Path]:
+        """Every session file, month by month; a link among them (or above them) is refused,
+        not followed: rebuild and verify derive only from what is in raw/ itself."""
+        refuse_links([self.sessions_dir], self.root)
         if not self.sessions_dir.is_dir():
             return []
         files: list[Path] = []
         for month in sorted(self.sessions_dir.iterdir()):
-            if month.is_dir() and _MONTH_DIR.fullmatch(month.name):
-                files.extend(
-                    p for p in sorted(month.glob("*.json")) if not p.name.startswith(".")
-                )
+            if _MONTH_DIR.fullmatch(month.name) and (month.is_symlink() or month.is_dir()):
+                found = [p for p in sorted(month.glob("*.json")) if not p.name.startswith(".")]
+                refuse_links([month, *found], self.root)
+                files.extend(found)
         return files
 
     def _locate(self, session_id: str, index: dict[str, str]) -> tuple[Path | None, bool]:
@@ -311,8 +329,11 @@ class RawStore:
         if rel:
             path = self.sessions_dir / rel
             if _is_inside(path, self.sessions_dir) and path.is_file():
+                refuse_links([path], self.root)
                 return path, False
         path = self._scan_for(session_id)
+        if path is not None:
+            refuse_links([path], self.root)
         return path, path is not None or bool(rel)
 
     def _scan_for(self, session_id: str) -> Path | None:
@@ -320,12 +341,13 @@ class RawStore:
             return None
         for month in sorted(self.sessions_dir.iterdir()):
             candidate = month / f"{session_id}.json"
-            if _MONTH_DIR.fullmatch(month.name) and candidate.is_file():
+            if _MONTH_DIR.fullmatch(month.name) and (candidate.is_symlink() or candidate.is_file()):
                 return candidate
         return None
 
     def _read_index(self) -> dict[str, str]:
         """The id -> relative path map; an unreadable index is treated as missing."""
+        refuse_links([self.index_path], self.root)
         try:
             data = json.loads(self.index_path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -349,6 +371,7 @@ class RawStore:
         if not changed:
             return
         ensure_dir(self.sessions_dir)
+        refuse_links([self.index_path], self.root)
         atomic_write(self.index_path, json.dumps(index, indent=1, sort_keys=True) + "\n")
 
 
@@ -363,6 +386,8 @@ def log_lines(records: list[dict[str, Any]]) -> str:
 
 def read_log(path: Path) -> list[dict[str, Any]]:
     """Records of an append-only log; a torn last line (crash mid-append) is skipped."""
+    if path.is_symlink():
+        raise link_refused(path)
     if not path.is_file():
         return []
     records = []

@@ -23,6 +23,7 @@ through cli/wire.py.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Iterable, Iterator
@@ -95,8 +96,15 @@ def _entries(folder: Path) -> Iterator[tuple[os.DirEntry[str], os.stat_result]]:
 
 def read_trusted(path: Path) -> bytes:
     """The bytes of a file read as trusted, refused (UntrustedDataDirError) unless it is this
-    user's and writable by no one else, checked on the open file: the second depth."""
-    with open(path, "rb") as handle:
+    user's and writable by no one else, checked on the open file: the second depth. A link is
+    not followed (it could point anywhere another user chose)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as error:
+        if error.errno != errno.ELOOP:
+            raise
+        raise UntrustedDataDirError(f"{path} is a symbolic link: refusing to read memory through it") from None
+    with os.fdopen(fd, "rb") as handle:
         reason = problem(path, os.fstat(handle.fileno()))
         if reason:
             raise UntrustedDataDirError(f"{reason}: another user could have written it; refusing to read it "
