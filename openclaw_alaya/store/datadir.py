@@ -8,13 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import DamagedStoreError, NotInitializedError
-<<<<<<< HEAD
-from .fsutil import DIR_MODE, FILE_MODE, ensure_dir
-from .trust import make_private, require_private, require_tree_private, tree_problems
-=======
 from .fsutil import DIR_MODE, FILE_MODE, ensure_dir, refuse_links
-from .trust import make_private, require_private
->>>>>>> hparse
+from .trust import make_private, require_private, require_tree_private, tree_problems
 
 DEFAULT_HOME = "~/.alaya"
 
@@ -62,19 +57,17 @@ class DataDir:
     def access_log(self) -> Path:
         return self.state / "access.jsonl"
 
-<<<<<<< HEAD
     @property
     def derived_text(self) -> list[Path]:
         """Caches of text taken from cards and sessions, each recomputed when missing: the
         integrated summary (bridge/summary.py), the time buckets (recall/buckets.py) and the LLM
         distiller's summary (llm/summaries.py). A forget deletes them (curate/purge.py)."""
         return [self.state / "summary.json", self.state / "buckets.json", self.state / "llm_summary.json"]
-=======
+
     def entries(self) -> list[Path]:
         """What every command reads or writes by name: none may be a symbolic link (fsutil)."""
         return [self.config, self.raw, self.raw / "sessions", self.raw / "contexts", self.graph, self.lancedb,
                 self.journal, self.state, self.swap, self.root / ".lock"]
->>>>>>> hparse
 
     def _folders(self) -> list[Path]:
         return [self.root, self.raw, self.journal, self.state, self.lancedb]
