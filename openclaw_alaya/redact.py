@@ -165,14 +165,16 @@ _SECRET_KEYS = (
     r"session_?key|signing_?key|encryption_?key|master_?key|x-api-key|api_?hash|app_?hash|signature)"
     r"(?:[_.\-](?:base|prod|dev|live|test|staging|v?\d{1,2}))?"
 )
+# the word before is not a word part, or a name ends in PASSWORD (`PGPASSWORD`, `ossrhPassword`)
+_PASSWORD_NAME = (r"(?:(?<![A-Za-z0-9])" + _PASSWORD_KEYS + r"|(?-i:(?<=[A-Z0-9])(?:PASSWORD|PASSWD|PASSPHRASE|PWD))"
+                  r"|(?-i:(?<=[a-z0-9])(?:Password|Passwd|Passphrase|Pwd)))")
 # `=`, `:`, `=>`, `:=`, full-width ones, after a quoted or indexed name (`os.environ["X"] = …`)
 _ASSIGN = r"[\"']?\]?\s*(?:[:=：＝]|=>|:=)\s*(?:[\"']([^\"'\n]+)[\"']|([^\s\"',;&<>]+))"
 # a flag's value: quoted, or a word that is no other flag
 _FLAG_VALUE = r"""(?:"([^"\n]{1,256})"|'([^'\n]{1,256})'|(?![-$])([^\s"';|&<>]{1,256}))"""
 _ON_COMMAND_LINE = r"\b[^\n|;&]{0,300}?\s"  # the rest of one command, lazily, up to the flag
 _VALUE_PATTERNS: list[tuple[str, tuple[str, ...] | re.Pattern, str, str]] = [
-    # (the word before is not a word part, or a name ends in PASSWORD: `_password_name_starts`)
-    ("password", ("pass", "pwd", "pin", "psk"), r"(?i)" + _PASSWORD_KEYS + _ASSIGN, "any"),
+    ("password", ("pass", "pwd", "pin", "psk"), r"(?i)" + _PASSWORD_NAME + _ASSIGN, "any"),
     ("secret", ("secret", "token", "key", "auth", "credential", "hash", "signature"), r"(?i)" + _SECRET_KEYS + _ASSIGN, "random"),
     # URLs of any scheme: the user may be empty (`redis://:PASS@host`) or hold an `@` (an
     # e-mail address), the password too (and a raw `#` or `?`): it ends at the last `@` before
@@ -197,27 +199,9 @@ _VALUE_PATTERNS: list[tuple[str, tuple[str, ...] | re.Pattern, str, str]] = [
 ]
 # case-insensitive patterns written in lower case, with no case-sensitive part: `_matches`
 # runs them on the lower-cased text
-_ON_LOWER: set[str] = {_VALUE_PATTERNS[0][2], _VALUE_PATTERNS[1][2], *ON_LOWER}
+_ON_LOWER: set[str] = {_VALUE_PATTERNS[1][2], *ON_LOWER}
 
 
-_UPPER_NAMES = ("PASSWORD", "PASSWD", "PASSPHRASE", "PWD")
-_CAMEL_NAMES = ("Password", "Passwd", "Passphrase", "Pwd")
-
-
-def _password_name_starts(m: re.Match) -> bool:
-    """A password key name starts a word, or ends an upper-case or camel-case one
-    (`PGPASSWORD`, `ossrhPassword`): not `bypass` or `compass`. (Called for every match: plain
-    string tests, no pattern.)"""
-    start = m.start()
-    before = m.string[start - 1:start]
-    if not (before.isascii() and before.isalnum()):
-        return True
-    names = _UPPER_NAMES + _CAMEL_NAMES if before.isdigit() else _UPPER_NAMES if before.isupper() else _CAMEL_NAMES
-    return m.string.startswith(names, start)
-
-
-# patterns whose match must pass a check of its own before its value is looked at
-_NAME_CHECKS: dict[str, Callable[[re.Match], bool]] = {_VALUE_PATTERNS[0][2]: _password_name_starts}
 _PLACEHOLDER = re.compile(
     r"(?i)^(?:\*+|x{3,}|\.{3,}|<[^>]*>|\{\{.*\}\}|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\$\(.*\)|%[A-Za-z_]+%|\[REDACTED[^\]]*\]|"
     r"none|null|nil|true|false|undefined|empty|redacted|changeme|change_me|example|your[_\-].*|my[_\-]?(?:password|secret|token|key)|"
@@ -364,8 +348,7 @@ class Redactor:
         lower = text.lower()
         for kind, needles, source, check in self._values:
             if _present(needles, text, lower):
-                redacted = self._sub_value(source, text, lower, kind, counts, check=_CHECKS[check],
-                                           name_check=_NAME_CHECKS.get(source))
+                redacted = self._sub_value(source, text, lower, kind, counts, check=_CHECKS[check])
                 text, lower = (redacted, redacted.lower()) if redacted is not text else (text, lower)
         if _present(self._nearby, text, lower):
             text = self._sub_nearby(text, lower, counts)
@@ -444,12 +427,10 @@ class Redactor:
         return "".join(out) + text[at:] if out else text
 
     def _sub_value(self, source: str, text: str, lower: str, kind: str, counts: Counter, *,
-                   check: Callable[[str], bool], name_check: Callable[[re.Match], bool] | None = None) -> str:
+                   check: Callable[[str], bool]) -> str:
         """Replace the value a match announces: its first group that matched, when it passes
-        `check` and is no placeholder (and the match passes `name_check`)."""
+        `check` and is no placeholder."""
         def replace(m: re.Match) -> str | None:
-            if name_check and not name_check(m):
-                return None
             group = next((i for i in range(1, m.re.groups + 1) if m.start(i) >= 0), 0)
             value = m.group(group)
             if (not value or MARKER_RE.search(value) or _PLACEHOLDER.match(value.strip())
