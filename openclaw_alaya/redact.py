@@ -6,19 +6,31 @@ session before `Alaya.ingest` stores anything (all paths: `alaya ingest`, `--std
 session-end hook, the Python API), and `inject.build` runs it once more over the injected text
 (for memories stored before redaction was on).
 
-Patterns, most specific first (a later pattern never sees text an earlier one replaced):
+Patterns, most specific first (a later pattern never sees text an earlier one replaced). They
+are grouped by the class of secret they close (issue 30), not by the example that was found:
 
 - private key blocks (PEM, OpenSSH, PGP; also JSON-escaped ones, also cut-off ones);
-- provider keys by their fixed prefixes (Anthropic, OpenAI, GitHub, GitLab, Slack, Stripe,
-  Google, AWS, Azure, Hugging Face, npm, PyPI, SendGrid, Twilio, Telegram, Discord, …);
+- vendor key formats: provider keys by their fixed prefixes (Anthropic, OpenAI, GitHub, GitLab,
+  Slack, Stripe, Google, AWS, Azure, Hugging Face, …, here) and the table of
+  `safety.vendor_keys` (gitleaks' and detect-secrets' prefixes, the Chinese clouds), searched
+  in one pass; 32-byte hex private keys (`0x…`, not a tx hash); Zhipu's `<hex32>.<alnum16>`;
 - a Twilio auth token next to its account SID or in text about Twilio;
-- JWTs, bearer/basic authorization headers, passwords in URLs (an `@` in them included);
-- values a name announces: a key named like a secret (`password=`, `secret:`, `api_key=`,
-  `"token": "…"`, `PGPASSWORD=…`) followed by a value that looks like one (for password-like
-  keys anything but a placeholder; for the rest a long, high-entropy value); password flags on
-  command lines (`--password X`, `mysql -pX`, `curl -u user:X`, `docker login -p X`,
-  `sshpass -p X`, `redis-cli -a X`, `-passout pass:X`); `.netrc` entries; passwords labelled
-  in Chinese, Japanese and Korean (`密码：X`, `登录密码 X`, `パスワードは X`, `비밀번호는 X`);
+- JWTs, bearer/basic authorization headers;
+- values a name announces: a key named like a secret, matched by the name's last word
+  (`password=`, `secret:`, `_authToken=`, `"identitytoken": "…"`, `PGPASSWORD=…`,
+  `AccessKeySecret：…`) followed by a value that looks like one (for password-like keys
+  anything but a placeholder; for the rest a long, high-entropy value); an Authorization
+  header of any scheme; URLs of any scheme with a password (the user empty or an e-mail
+  address) or with a token as the user (a Sentry DSN); password flags on command lines
+  (`--password X`, `mysql -pX`, `curl -u user:X`, `docker login -p X`, `sshpass -p X`,
+  `redis-cli -a X`, `-passout pass:X`); `.netrc` entries;
+- credential files whose syntax names no key (`safety.credential_files`: `.pgpass`, crypt(3)
+  hashes, `requirepass X`, XML, `define('DB_PASSWORD', …)`);
+- statements (`safety.secret_statements`): "my password is …", "the door code for … is …",
+  "I changed the PIN to …", `密码是…`, `QQ邮箱授权码：…`, `访问令牌是 …`, `AppSecret是…`,
+  `パスワードは…`, `비밀번호는…`; and a high-entropy token a few words after a secret word
+  (`api_hash 0123…`, `微信 AppSecret 3f9a…`, `AccessKey Secret Xk9…`) unless what stands
+  between names an id or a digest (`key commit 3f9a…`);
 - card numbers (Luhn-checked) and BIP39 seed phrases (`safety.secret_shapes`);
 - any other long run of token characters with upper case, lower case, digits and high entropy
   (keys, long base64 blocks such as a kubeconfig's `client-key-data`).
@@ -43,7 +55,16 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .safety import vendor_keys
+from .safety.credential_files import CREDENTIAL_FILES
 from .safety.secret_shapes import CARD_CANDIDATE, is_card_number, seed_phrase_spans
+from .safety.secret_statements import (
+    NEARBY_NEEDLES,
+    NEARBY_TOKEN,
+    NOT_SECRET_BETWEEN,
+    ON_LOWER,
+    STATEMENTS,
+)
 from .store.fsutil import atomic_write
 
 if TYPE_CHECKING:
@@ -62,7 +83,7 @@ _START = r"(?<![A-Za-z0-9_\-])"
 # (kind, needles, pattern, group): the pattern runs only on text containing one of the needles
 # (lower-cased for (?i) patterns: a cheap substring test first), and `group` is the part
 # replaced (0 = the whole match).
-_PATTERNS: list[tuple[str, tuple[str, ...], str, int]] = [
+_PATTERNS: list[tuple[str, tuple[str, ...] | None, str, int]] = [
     # --- key material ---------------------------------------------------------------------
     ("private-key", ('PRIVATE KEY',), r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----[^-]*(?:-(?!----)[^-]*)*(?:-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----)?", 0),
     ("age-secret-key", ('AGE-SECRET-KEY-1',), r"AGE-SECRET-KEY-1[0-9A-Z]{58}", 0),
@@ -106,7 +127,7 @@ _PATTERNS: list[tuple[str, tuple[str, ...], str, int]] = [
     ("shopify-token", ('shp',), _START + r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}" + _END, 0),
     # --- clouds ---------------------------------------------------------------------------
     ("aws-access-key-id", ('AKIA', 'ASIA', 'ABIA', 'ACCA', 'AGPA', 'AIDA', 'AROA', 'AIPA', 'ANPA', 'ANVA', 'APKA'), _START + r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}" + _END, 0),
-    ("aws-secret-access-key", ('secret', 'session'), r"(?i)(?:aws_?secret_?access_?key|aws_?secret_?key|secret_?access_?key|aws_?session_?token)[\"']?\s*(?:[:=]|=>)\s*[\"']?([A-Za-z0-9/+=]{40,})", 1),
+    ("aws-secret-access-key", ('secret_access', 'secretaccess', 'secret_key', 'secretkey', 'session_token', 'sessiontoken'), r"(?i)(?:aws_?secret_?access_?key|aws_?secret_?key|secret_?access_?key|aws_?session_?token)[\"']?\s*(?:[:=]|=>)\s*[\"']?([A-Za-z0-9/+=]{40,})", 1),
     ("google-api-key", ('AIza',), _START + r"AIza[0-9A-Za-z_\-]{35}" + _END, 0),
     ("google-oauth-secret", ('GOCSPX-',), _START + r"GOCSPX-[A-Za-z0-9_\-]{24,}" + _END, 0),
     ("google-oauth-token", ('ya29.',), _START + r"ya29\.[0-9A-Za-z_\-]{20,}" + _END, 0),
@@ -118,9 +139,13 @@ _PATTERNS: list[tuple[str, tuple[str, ...], str, int]] = [
     ("vault-token", ('hvs.', 'hvb.', 'hvr.'), _START + r"hv[sbr]\.[A-Za-z0-9_\-]{24,}" + _END, 0),
     ("doppler-token", ('dp.',), _START + r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}" + _END, 0),
     # --- generic shapes -------------------------------------------------------------------
+    # formats without a prefix, shapes no ordinary id has (`safety.vendor_keys` has the rest;
+    # Zhipu's `<hex32>.<alnum16>` is found with the random tokens, `_sub_random`)
+    ("terraform-token", ('atlasv1',), _START + r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=\-]{60,70}" + _END, 0),
+    ("maxmind-key", ('_mmk',), _START + r"[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk" + _END, 0),
     ("jwt", ('eyJ',), _START + r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*", 0),
-    # the password may hold an `@`: it ends at the last one before the host
-    ("url-password", ('://',), r"(?i)\b[a-z][a-z0-9+.\-]{1,20}://[^\s:/@?#\[\]]{1,128}:([^\s/?#]{1,256})@", 1),
+    # an Ethereum (or other 32-byte hex) private key; not one a hash word announces (a tx hash)
+    ("hex-private-key", ('0x',), r"0x(?<![A-Za-z0-9_]0x)[0-9a-fA-F]{64}(?![0-9A-Za-z_])", 0),
     ("basic-auth", ('authorization',), r"(?i)\bAuthorization\s*[:=]\s*[\"']?Basic\s+([A-Za-z0-9+/]{8,}={0,2})", 1),
     ("bearer-token", ('bearer',), r"(?i)\bBearer\s+([A-Za-z0-9._~+/\-]{16,}=*)", 1),
 ]
@@ -132,40 +157,51 @@ _PATTERNS: list[tuple[str, tuple[str, ...], str, int]] = [
 # from `PASSWORD`): a pattern for the words before it backtracked quadratically on long
 # dash-separated runs. Every repetition here is bounded or stops at a delimiter it cannot
 # contain, so each pattern runs in time linear in the text.
-_PASSWORD_KEYS = r"(?:pass(?:word|wd|phrase)?|pwd|db_?pass(?:word)?|passcode|pin_?code)"
+_PASSWORD_KEYS = r"(?:pass(?:word|wd|phrase)?|pwd|db_?pass(?:word)?|passcode|pin_?code|psk)"
+# a secret key name is matched by its last word, whatever comes before (`_authToken`,
+# `identitytoken`, `AccessKeySecret`): the value must look random, so `tokens: 1500` stays
 _SECRET_KEYS = (
-    r"(?:secret|token|api_?key|apikey|access_?key|auth_?key|private_?key|client_?secret|credentials?|auth|"
-    r"session_?key|signing_?key|encryption_?key|master_?key|x-api-key)"
+    r"(?:secret|token|api_?key|access_?key|auth_?key|private_?key|credentials?|auth|authorization|"
+    r"session_?key|signing_?key|encryption_?key|master_?key|x-api-key|api_?hash|app_?hash|signature)"
+    r"(?:[_.\-](?:base|prod|dev|live|test|staging|v?\d{1,2}))?"
 )
-# the word before is not a word part, or an upper-case name ends in PASSWORD (`PGPASSWORD`)
-_PASSWORD_NAME = r"(?:(?<![A-Za-z0-9])" + _PASSWORD_KEYS + r"|(?-i:(?<=[A-Z0-9])(?:PASSWORD|PASSWD|PASSPHRASE|PWD)))"
-_ASSIGN = r"[\"']?\s*(?:[:=]|=>|:=)\s*(?:[\"']([^\"'\n]+)[\"']|([^\s\"',;&<>]+))"
+# the word before is not a word part, or a name ends in PASSWORD (`PGPASSWORD`, `ossrhPassword`)
+_PASSWORD_NAME = (r"(?:(?<![A-Za-z0-9])" + _PASSWORD_KEYS + r"|(?-i:(?<=[A-Z0-9])(?:PASSWORD|PASSWD|PASSPHRASE|PWD))"
+                  r"|(?-i:(?<=[a-z0-9])(?:Password|Passwd|Passphrase|Pwd)))")
+# `=`, `:`, `=>`, `:=`, full-width ones, after a quoted or indexed name (`os.environ["X"] = …`)
+_ASSIGN = r"[\"']?\]?\s*(?:[:=：＝]|=>|:=)\s*(?:[\"']([^\"'\n]+)[\"']|([^\s\"',;&<>]+))"
 # a flag's value: quoted, or a word that is no other flag
 _FLAG_VALUE = r"""(?:"([^"\n]{1,256})"|'([^'\n]{1,256})'|(?![-$])([^\s"';|&<>]{1,256}))"""
 _ON_COMMAND_LINE = r"\b[^\n|;&]{0,300}?\s"  # the rest of one command, lazily, up to the flag
-_CJK_LABEL = r"(?:密码|密碼|口令|暗証番号|パスワード|비밀번호|패스워드|암호|비번)"
-_PW_CHAR = r"[!#-&(-+\--:<-~]"  # printable ASCII but quotes, comma, semicolon, space
-_VALUE_PATTERNS: list[tuple[str, tuple[str, ...], str, bool]] = [
-    ("password", ("pass", "pwd", "pin"), r"(?i)" + _PASSWORD_NAME + _ASSIGN, False),
-    ("secret", ("secret", "token", "key", "auth", "credential"), r"(?i)(?<![A-Za-z0-9])" + _SECRET_KEYS + _ASSIGN, True),
+_VALUE_PATTERNS: list[tuple[str, tuple[str, ...] | re.Pattern, str, str]] = [
+    ("password", ("pass", "pwd", "pin", "psk"), r"(?i)" + _PASSWORD_NAME + _ASSIGN, "any"),
+    ("secret", ("secret", "token", "key", "auth", "credential", "hash", "signature"), r"(?i)" + _SECRET_KEYS + _ASSIGN, "random"),
+    # URLs of any scheme: the user may be empty (`redis://:PASS@host`) or hold an `@` (an
+    # e-mail address), the password too (and a raw `#` or `?`): it ends at the last `@` before
+    # the host; or a token is the user (a Sentry DSN's key, `https://<token>@github.com`)
+    ("url-password", ('://',), r"(?i)\b[a-z][a-z0-9+.\-]{1,20}://(?:[^\s:/?#\[\]]{0,128}:([^\s/]{1,256})"
+                               r"|(?=[a-z_\-]{0,80}[0-9])(?=[0-9_\-]{0,80}[a-z])([a-z0-9_\-]{16,128}))@", "any"),
+    # an HTTP Authorization header of any scheme (`token …`, `Digest …`, `SSWS …`)
+    ("secret", ("authorization",), r"(?i)\bAuthorization\s*[:=]\s*[\"']?[A-Za-z][A-Za-z0-9_\-]{0,30}\s+([^\s\"']{8,512})", "any"),
     # command lines: --password VALUE, mysql -pVALUE, curl -u user:VALUE, docker login -p VALUE, …
-    ("password", ("--",), r"(?i)" + _START + r"--(?!no-)(?:[a-z0-9]{1,30}-){0,3}(?:password|passwd|pass|pwd)" + _END + r"[ \t]+" + _FLAG_VALUE, False),
-    ("password", ("mysql", "mariadb"), _START + r"(?:mysql|mariadb)[\w-]{0,20}" + _ON_COMMAND_LINE + r"-p" + _FLAG_VALUE, False),
-    ("password", ("curl",), _START + r"curl" + _ON_COMMAND_LINE + r"""(?:-u|--user)(?:[ \t]+|=)?["']?[^\s:"']{1,128}:([^\s"']{1,256})""", False),
+    ("password", ("--",), r"(?i)" + _START + r"--(?!no-)(?:[a-z0-9]{1,30}-){0,3}(?:password|passwd|pass|pwd)" + _END + r"[ \t]+" + _FLAG_VALUE, "any"),
+    ("password", ("mysql", "mariadb"), _START + r"(?:mysql|mariadb)[\w-]{0,20}" + _ON_COMMAND_LINE + r"-p" + _FLAG_VALUE, "any"),
+    ("password", ("curl",), _START + r"curl" + _ON_COMMAND_LINE + r"""(?:-u|--user)(?:[ \t]+|=)?["']?[^\s:"']{1,128}:([^\s"']{1,256})""", "any"),
     ("password", ("login",), _START + r"(?:docker|podman|buildah|skopeo|nerdctl|oras|helm registry|cf)[ \t]+login"
-                             + _ON_COMMAND_LINE + r"-p[ \t]+" + _FLAG_VALUE, False),
-    ("password", ("sshpass",), _START + r"sshpass" + _ON_COMMAND_LINE + r"-p[ \t]*" + _FLAG_VALUE, False),
-    ("password", ("redis-cli",), _START + r"redis-cli" + _ON_COMMAND_LINE + r"-a[ \t]+" + _FLAG_VALUE, False),
-    ("password", ("pass:",), _START + r"-pass(?:in|out|word)?[ \t]+pass:" + _FLAG_VALUE, False),
+                             + _ON_COMMAND_LINE + r"-p[ \t]+" + _FLAG_VALUE, "any"),
+    ("password", ("sshpass",), _START + r"sshpass" + _ON_COMMAND_LINE + r"-p[ \t]*" + _FLAG_VALUE, "any"),
+    ("password", ("redis-cli",), _START + r"redis-cli" + _ON_COMMAND_LINE + r"-a[ \t]+" + _FLAG_VALUE, "any"),
+    ("password", ("pass:",), _START + r"-pass(?:in|out|word)?[ \t]+pass:" + _FLAG_VALUE, "any"),
     # .netrc: machine HOST [login USER] [account ACCT] password VALUE, on one line or several
-    ("password", ("password",), r"(?i)\b(?:machine[ \t\n]+\S{1,253}|default)(?:\s+(?:login|account)\s+\S{1,256}){0,2}\s+password\s+(\S{1,256})", False),
-    # Chinese, Japanese, Korean: a label, then a separator or particle, then an ASCII value;
-    # after a bare space the value must hold a digit or symbol (密码 reset is no password)
-    ("password", ("密", "口令", "暗証", "パスワード", "비밀번호", "패스워드", "암호", "비번"),
-     _CJK_LABEL + r"[ \t]*(?:[:：=＝]|是|为|為|は|が|는|은)[ \t]*[「『“\"']?(" + _PW_CHAR + r"{1,128})", False),
-    ("password", ("密", "口令", "暗証", "パスワード", "비밀번호", "패스워드", "암호", "비번"),
-     _CJK_LABEL + r"[ \t]+([A-Za-z]{0,128}[0-9!#-&(-+\--/:<-@\[-`{-~]" + _PW_CHAR + r"{0,127})", False),
+    ("password", ("password",), r"(?i)\b(?:machine[ \t\n]+\S{1,253}|default)(?:\s+(?:login|account)\s+\S{1,256}){0,2}\s+password\s+(\S{1,256})", "any"),
+    *CREDENTIAL_FILES,
+    *STATEMENTS,
 ]
+# case-insensitive patterns written in lower case, with no case-sensitive part: `_matches`
+# runs them on the lower-cased text
+_ON_LOWER: set[str] = {_VALUE_PATTERNS[1][2], *ON_LOWER}
+
+
 _PLACEHOLDER = re.compile(
     r"(?i)^(?:\*+|x{3,}|\.{3,}|<[^>]*>|\{\{.*\}\}|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\$\(.*\)|%[A-Za-z_]+%|\[REDACTED[^\]]*\]|"
     r"none|null|nil|true|false|undefined|empty|redacted|changeme|change_me|example|your[_\-].*|my[_\-]?(?:password|secret|token|key)|"
@@ -175,13 +211,27 @@ _PLACEHOLDER = re.compile(
 )
 
 
-def _needles(needles: tuple[str, ...], pattern: str) -> list[tuple[bool, str]]:
+def _needles(needles: tuple[str, ...] | re.Pattern, pattern: str) -> list[tuple[bool, str]] | re.Pattern:
+    """The needles as they are tested: lower-cased for a case-insensitive pattern; a compiled
+    needle (a cheap pattern that must match first) stays as it is."""
+    if isinstance(needles, re.Pattern):
+        return needles
     ci = pattern.startswith("(?i)")
     return [(ci, n.lower() if ci else n) for n in needles]
 
 
-# a whole run of token characters (a kubeconfig's client-key-data is thousands long)
-_RANDOM_TOKEN = re.compile(r"(?<![A-Za-z0-9+/=_\-])[A-Za-z0-9+/=_\-]{32,}(?![A-Za-z0-9+/=_\-])")
+def _present(needles: list[tuple[bool, str]] | re.Pattern | None, text: str, lower: str) -> bool:
+    if needles is None:
+        return True
+    if isinstance(needles, re.Pattern):
+        return needles.search(text) is not None
+    return any(n in (lower if ci else text) for ci, n in needles)
+
+
+# a whole run of token characters (a kubeconfig's client-key-data is thousands long), and
+# the `.<alnum16>` after it that makes 32 hex digits a Zhipu key
+_RANDOM_TOKEN = re.compile(r"(?<![A-Za-z0-9+/=_\-])[A-Za-z0-9+/=_\-]{32,}(\.[A-Za-z0-9]{16})?(?![A-Za-z0-9+/=_\-])")
+_ZHIPU_ID = re.compile(r"[0-9a-f]{32}")
 _RANDOM_ENTROPY = 4.3
 
 
@@ -202,12 +252,70 @@ def _looks_random(value: str) -> bool:
     return classes >= 2 and entropy(value) >= 3.0
 
 
+_VERSION = re.compile(r"(?i)v?\d+\.\d+")
+_WORDS_OR_NUMBERS = re.compile(r"(?:[A-Za-z]+|\d+)(?:[_\-./](?:[A-Za-z]+|\d+))+")
+
+
+def _tokenish(value: str) -> bool:
+    """A token next to a secret word is one when it has letters and digits, is no version
+    (`v1.2.3-beta.4`) and no name made of words and numbers (`report_2024_final.pdf`)."""
+    return (len(value) >= 16 and re.search(r"[0-9]", value) is not None and re.search(r"[A-Za-z]", value) is not None
+            and not _VERSION.match(value) and not _WORDS_OR_NUMBERS.fullmatch(value) and entropy(value) >= 3.0)
+
+
+# what a value must be for its pattern's replacement (`secret_statements` describes them)
+_CHECKS: dict[str, Callable[[str], bool]] = {
+    "any": lambda value: len(value.strip()) >= 4,
+    "random": _looks_random,
+    "stated": lambda value: len(value) >= 4 and not re.fullmatch(r"[A-Za-z]+(?:-[A-Za-z]+)+", value),
+}
+# a match of these patterns is redacted only when the check on the whole match says so
+_HASH_WORD_BEFORE = re.compile(
+    r"(?i)\b(?:tx|txid|txn|hash|transaction|block|blockhash|root|topic|slot|commit|digest|sha256|交易|哈希|区块)\w{0,20}"
+    r"(?:\s+(?:is|was|=))?[\s:=：#\"'`]{0,6}$"
+)
+_SHAPE_CHECKS: dict[str, Callable[[re.Match], bool]] = {
+    # a 32-byte hex value is a key unless a hash word stands right before it (a tx hash)
+    "hex-private-key": lambda m: not _HASH_WORD_BEFORE.search(m.string[max(0, m.start() - 40):m.start()]),
+}
+
+
 @functools.cache
 def _built(source: str) -> re.Pattern:
-    """A pattern, compiled the first time a text holds one of its needles: compiling all 63
-    built-in ones costs about 20 ms, which a session start whose memories hold no secret
-    never needs."""
+    """A pattern, compiled the first time a text holds one of its needles: compiling all the
+    built-in ones costs tens of milliseconds, which a session start whose memories hold no
+    secret never needs."""
     return re.compile(source)
+
+
+class _OnText:
+    """A match found in the lower-cased text, read in the text itself (same positions)."""
+
+    __slots__ = ("start", "end", "re", "string")
+
+    def __init__(self, m: re.Match, text: str) -> None:
+        self.start, self.end, self.re, self.string = m.start, m.end, m.re, text
+
+    def group(self, i: int = 0) -> str | None:
+        start = self.start(i)
+        return None if start < 0 else self.string[start:self.end(i)]
+
+
+def _substituted(pattern: re.Pattern | str, text: str, lower: str, replace: Callable[[re.Match], str | None]) -> str:
+    """The text with each match of the pattern replaced by what `replace` makes of it (None:
+    left as it is), as `re.sub` would. A case-insensitive pattern in `_ON_LOWER` is run without
+    the flag on the lower-cased text (a case-insensitive alternation of words costs sre several
+    times a case-sensitive one, at every position of the text), its matches read in the text."""
+    if isinstance(pattern, str) and pattern in _ON_LOWER and len(lower) == len(text):  # no character moved
+        out, at = [], 0
+        for found in _built(pattern.removeprefix("(?i)")).finditer(lower):
+            new = replace(_OnText(found, text))  # type: ignore[arg-type]
+            if new is not None:
+                out += [text[at:found.start()], new]
+                at = found.end()
+        return "".join(out) + text[at:] if out else text
+    compiled = _built(pattern) if isinstance(pattern, str) else pattern
+    return compiled.sub(lambda m: replace(m) or m.group(0), text)
 
 
 @dataclass
@@ -218,9 +326,10 @@ class Redactor:
     def __post_init__(self) -> None:
         # patterns stay source text until a text holds one of their needles (`_built`); a
         # user's own patterns (no needles: always tried) are compiled now, so a bad one fails at once
-        self._shapes = [(kind, _needles(n, p), p, g) for kind, n, p, g in _PATTERNS]
+        self._shapes = [(kind, None if n is None else _needles(n, p), p, g) for kind, n, p, g in _PATTERNS]
         self._shapes += [(_kind(name), None, _built(p).pattern, 0) for name, p in self.extra_patterns]
-        self._values = [(kind, _needles(n, p), p, strict) for kind, n, p, strict in _VALUE_PATTERNS]
+        self._values = [(kind, _needles(n, p), p, check) for kind, n, p, check in _VALUE_PATTERNS]
+        self._nearby = _needles(NEARBY_NEEDLES, NEARBY_TOKEN)
         self._allow = [re.compile(p) for p in self.allowlist]
 
     def redact(self, text: str) -> tuple[str, Counter]:
@@ -230,24 +339,61 @@ class Redactor:
             return text, counts
         lower = text.lower()
         for kind, needles, source, group in self._shapes:
-            if needles is None or any(n in (lower if ci else text) for ci, n in needles):
+            if _present(needles, text, lower):
                 before = sum(counts.values())
-                text = self._sub(_built(source), text, kind, group, counts)
+                text = self._sub(source, text, lower, kind, group, counts, check=_SHAPE_CHECKS.get(kind))
                 if sum(counts.values()) != before:
                     lower = text.lower()
-        for kind, needles, source, strict in self._values:
-            if any(n in (lower if ci else text) for ci, n in needles):
-                text = self._sub_value(_built(source), text, kind, counts, strict=strict)
-        text = self._sub(CARD_CANDIDATE, text, "card-number", 0, counts, check=is_card_number)
+        text = self._sub_vendor_keys(text, counts)
+        lower = text.lower()
+        for kind, needles, source, check in self._values:
+            if _present(needles, text, lower):
+                redacted = self._sub_value(source, text, lower, kind, counts, check=_CHECKS[check])
+                text, lower = (redacted, redacted.lower()) if redacted is not text else (text, lower)
+        if _present(self._nearby, text, lower):
+            text = self._sub_nearby(text, lower, counts)
+        text = self._sub(CARD_CANDIDATE, text, text, "card-number", 0, counts, check=lambda m: is_card_number(m.group(0)))
         text = self._sub_spans(text, list(seed_phrase_spans(text)), "seed-phrase", counts)
         text = self._sub_random(text, counts)
         return text, counts
+
+    def _sub_vendor_keys(self, text: str, counts: Counter) -> str:
+        """Every vendor key format in one scan (`safety.vendor_keys`)."""
+        out, at = [], 0
+        for found in vendor_keys.FINDER.finditer(text):
+            if found.start() < at:
+                continue
+            m = vendor_keys.KEY_AFTER[found.group(0)].match(text, found.start())
+            if m is None or self._allowed(m.group(0)):
+                continue
+            kind = vendor_keys.KINDS[m.lastgroup or ""]
+            counts[kind] += 1
+            out += [text[at:m.start()], MARKER.format(kind=kind)]
+            at = m.end()
+        return "".join(out) + text[at:] if out else text
+
+    def _sub_nearby(self, text: str, lower: str, counts: Counter) -> str:
+        """A token that a secret word announces a few words before (`secret_statements`),
+        unless what stands between says it is an id or a digest."""
+        def replace(m: re.Match) -> str | None:
+            token, whole = m.group(2), m.group(0)
+            marker = text.rfind("[REDACTED:", max(0, m.start() - 40), m.start() + 1)
+            if ((marker >= 0 and "]" not in text[marker:m.start()]) or (whole[:2].lower() in ("ak", "sk") and (whole[:2] not in ("AK", "SK") or text[m.start() - 1:m.start()].isalnum()))
+                    or re.search(NOT_SECRET_BETWEEN, m.group(1)) or not _tokenish(token) or MARKER_RE.search(whole)
+                    or self._allowed(token)):
+                return None
+            return _mark(m, 2, "secret", counts)
+
+        return _substituted(NEARBY_TOKEN, text, lower, replace)
 
     def _sub_random(self, text: str, counts: Counter) -> str:
         """A long token of upper- and lower-case letters and digits with high entropy and no
         context is a key in all likelihood (hex digests and UUIDs have no upper case)."""
         def replace(m: re.Match) -> str:
             value = m.group(0)
+            if m.group(1) and _ZHIPU_ID.fullmatch(value[:-17]) and not self._allowed(value):
+                counts["zhipu-key"] += 1
+                return MARKER.format(kind="zhipu-key")
             if (entropy(value) < _RANDOM_ENTROPY or not (re.search("[a-z]", value) and re.search("[A-Z]", value)
                     and re.search("[0-9]", value)) or self._allowed(value)):
                 return value
@@ -259,15 +405,15 @@ class Redactor:
     def _allowed(self, secret: str) -> bool:
         return any(p.fullmatch(secret) for p in self._allow)
 
-    def _sub(self, pattern: re.Pattern, text: str, kind: str, group: int, counts: Counter,
-             check: Callable[[str], bool] | None = None) -> str:
-        def replace(m: re.Match) -> str:
+    def _sub(self, pattern: re.Pattern | str, text: str, lower: str, kind: str, group: int, counts: Counter,
+             check: Callable[[re.Match], bool] | None = None) -> str:
+        def replace(m: re.Match) -> str | None:
             secret = m.group(group)
-            if not secret or MARKER_RE.fullmatch(secret) or self._allowed(secret) or (check and not check(secret)):
-                return m.group(0)
+            if not secret or MARKER_RE.fullmatch(secret) or self._allowed(secret) or (check and not check(m)):
+                return None
             return _mark(m, group, kind, counts)
 
-        return pattern.sub(replace, text)
+        return _substituted(pattern, text, lower, replace)
 
     def _sub_spans(self, text: str, spans: list[tuple[int, int]], kind: str, counts: Counter) -> str:
         """The text with each (start, end) span, in order and not overlapping, replaced."""
@@ -280,21 +426,19 @@ class Redactor:
             at = end
         return "".join(out) + text[at:] if out else text
 
-    def _sub_value(self, pattern: re.Pattern, text: str, kind: str, counts: Counter, *, strict: bool) -> str:
-        """Replace the value a match announces: its first group that matched."""
-        def replace(m: re.Match) -> str:
-            group = next((i for i in range(1, pattern.groups + 1) if m.group(i) is not None), 0)
+    def _sub_value(self, source: str, text: str, lower: str, kind: str, counts: Counter, *,
+                   check: Callable[[str], bool]) -> str:
+        """Replace the value a match announces: its first group that matched, when it passes
+        `check` and is no placeholder."""
+        def replace(m: re.Match) -> str | None:
+            group = next((i for i in range(1, m.re.groups + 1) if m.start(i) >= 0), 0)
             value = m.group(group)
             if (not value or MARKER_RE.search(value) or _PLACEHOLDER.match(value.strip())
-                    or self._allowed(value)):
-                return m.group(0)
-            if strict and not _looks_random(value):
-                return m.group(0)
-            if not strict and len(value.strip()) < 4:
-                return m.group(0)
+                    or self._allowed(value) or not check(value)):
+                return None
             return _mark(m, group, kind, counts)
 
-        return pattern.sub(replace, text)
+        return _substituted(source, text, lower, replace)
 
 
 def _kind(name: str) -> str:

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from secret_corpus import CORPUS, secret_pieces
+from secret_corpus import CORPUS, HARMLESS_SHAPES, leaks_in, secret_pieces
 
 from openclaw_alaya import Alaya
 from openclaw_alaya.bridge.inject import Item, Section, StartRequest, build
@@ -46,14 +46,7 @@ def file_bytes(root: Path, *, include_raw: bool) -> dict[str, bytes]:
 
 
 def leaks(texts: dict[str, bytes | str]) -> list[tuple[str, str]]:
-    found = []
-    for kind, secret, _ in CORPUS:
-        for piece in secret_pieces(secret):
-            needle = piece.encode()
-            for where, blob in texts.items():
-                if (needle in blob) if isinstance(blob, bytes) else (piece in blob):
-                    found.append((kind, where))
-    return sorted(set(found))
+    return leaks_in(texts)
 
 
 def derived_texts(mem: Alaya) -> dict[str, str]:
@@ -81,7 +74,7 @@ def test_plain_text_is_left_alone():
     for text in ["The password is required for login.", "token: none", "I like the secret sauce at Luigi's.",
                  "api_key = ${OPENAI_API_KEY}", "set password=<your-password> first", "sk-learn is a library",
                  "The skeleton key opens https://example.com/a:b", "Our JWT library is eyJ-free.",
-                 "我们用 pgbouncer 管连接池", "commit 3f9a2c1d4e5b6a7c8d9e0f1a2b3c4d5e6f7a8b9c fixed it"] + HARMLESS:
+                 "我们用 pgbouncer 管连接池", "commit 3f9a2c1d4e5b6a7c8d9e0f1a2b3c4d5e6f7a8b9c fixed it"] + HARMLESS + HARMLESS_SHAPES:
         assert redactor.redact(text) == (text, {}), text
 
 

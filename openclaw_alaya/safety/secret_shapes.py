@@ -19,8 +19,10 @@ from pathlib import Path
 SEED_MIN_WORDS = 12
 
 # 13–19 digits, single spaces or dashes between them, not part of a longer number or word.
+# (What may not stand before the first digit is checked after it, `(?<!….)`: a leading
+# assertion would stop sre from skipping to the next digit.)
 CARD_CANDIDATE = re.compile(
-    r"(?<![A-Za-z0-9_.\-])(?<!\d )(?:\d[ \-]?){12,18}\d(?![A-Za-z0-9_\-]|[ \-]?\d|\.\d)"
+    r"\d(?<![A-Za-z0-9_.\-]\d)(?<!\d \d)[ \-]?(?:\d[ \-]?){11,17}\d(?![A-Za-z0-9_\-]|[ \-]?\d|\.\d)"
 )
 # A run of short words (with optional "1." / "2)" numbering between them), at least 12 long.
 _WORD_RUN = re.compile(r"(?<![A-Za-z])(?:(?:\d{1,2}[.):]?[ \t]*)?[A-Za-z]{3,8}(?![A-Za-z])[\s,]*){12,}")
