@@ -46,3 +46,8 @@ class StaleStoreError(AlayaError):
 # medium or mount, no permission, a full disk): reads go on without the lock where nobody can
 # write (store/lock.py), and a write fails in one line instead of as an internal error.
 UNWRITABLE = frozenset({errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOSPC, errno.EDQUOT})
+
+
+class UnwritableError(AlayaError):
+    """A write the data directory's disk refused part way (full, over quota, read-only): what
+    the message says is stored is durable, the rest was not acknowledged."""

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InputError
+from ..errors import UNWRITABLE, InputError, UnwritableError
 from ..ingest.provenance import RunProvenance, annotate, run_provenance
 from ..models import INJECTABLE_ORIGINS, Turn, check_id
 
@@ -243,6 +243,11 @@ def capture(memory: "Memory", event: EndEvent) -> dict[str, Any]:
             report["distilled"] = True
             report["cards"] = result.cards
         except Exception as exc:  # noqa: BLE001 - the transcript is stored; introspect retries
+            if isinstance(exc, OSError) and exc.errno in UNWRITABLE:  # not a model's failure: say so (exit 1)
+                raise UnwritableError(
+                    f"{exc.filename or memory.dirs.root}: {exc.strerror}; session {sid} is stored ({report['total_turns']} "
+                    "turns) but not distilled: that waits for room (the next capture or `alaya introspect` does it)"
+                ) from None
             print(f"alaya: warning: distilling {sid} failed, left pending: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}", file=sys.stderr)
     try:
         from . import summary

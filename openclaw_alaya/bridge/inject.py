@@ -40,11 +40,13 @@ block, template included (`text.estimate_tokens`); "" when nothing fits.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
+from ..errors import DamagedStoreError
 from ..safety.invisible import strip_invisible
 from ..safety.output import for_model
 from ..text import CJK_CHAR, estimate_tokens
@@ -267,8 +269,13 @@ def default_sections(memory: "Memory", request: StartRequest) -> list[Section]:
     relevant: list[Item] = []
     prompt = " ".join((request.prompt or "").split())
     if prompt and request.max_cards:
-        result = memory.recall(prompt, scope=request.agent_id, top_k=request.max_cards, origins=injectable(memory))
-        relevant = [_card_item(n.card_id, n.type, n.title, n.content, None, request.card_chars) for n in result.nodes]
+        try:
+            result = memory.recall(prompt, scope=request.agent_id, top_k=request.max_cards, origins=injectable(memory))
+        except DamagedStoreError as exc:  # the index: the graph's hottest and newest cards stand in
+            print(f"alaya: warning: hook session-start: {exc}", file=sys.stderr)
+            result = None
+        relevant = [_card_item(n.card_id, n.type, n.title, n.content, None, request.card_chars)
+                    for n in (result.nodes if result else [])]
     clock = request.now or datetime.now(timezone.utc)
     now = clock.isoformat(timespec="seconds")
     with memory.reading("session-start") as graph:

@@ -20,7 +20,7 @@ import json
 import sys
 from typing import Any
 
-from ..errors import InputError
+from ..errors import AlayaError, InputError
 from . import common
 from .common import global_options
 
@@ -83,7 +83,11 @@ def cmd_session_start(args: argparse.Namespace) -> int:
         tier_split=cfg.tier_split.model_dump(),
         now=common.fixed_now(),
     )
-    text = build(memory, request)
+    try:
+        text = build(memory, request)
+    except (AlayaError, OSError) as exc:  # a damaged store or a full disk must not break the session
+        print(f"alaya: warning: hook session-start: {' '.join(str(exc).split())[:500]}; injected nothing", file=sys.stderr)
+        text = ""
     _emit({"prependContext": text} if text else {})
     return 0
 

@@ -47,11 +47,26 @@ def cmd_verify(args: argparse.Namespace) -> int:
     elif report["ok"]:
         print(f"ok: {report['cards']} cards, {report['indexed']} indexed, {report['sessions']} sessions, {report['edges']} edges agree")
     else:
-        for problem in report["problems"]:
-            print(f"{problem['kind']}: {problem['detail']}")
-        print(f"{len(report['problems'])} problems ({', '.join(f'{k} {n}' for k, n in report['counts'].items())});"
-              " `alaya rebuild` re-derives L2 and L1 from L3")
+        _print_problems(report)
     return 0 if report["ok"] else 1
+
+
+_SHOWN_PER_KIND = 20  # lines printed per kind of problem; --json has them all
+
+
+def _print_problems(report: dict[str, Any]) -> None:
+    """Each problem naming its card or session, at most `_SHOWN_PER_KIND` per kind, then per
+    kind how many there are and what mends them."""
+    from ..maintenance.verify import REMEDIES, describe
+
+    shown: dict[str, int] = {}
+    for problem in report["problems"]:
+        shown[problem["kind"]] = shown.get(problem["kind"], 0) + 1
+        if shown[problem["kind"]] <= _SHOWN_PER_KIND:
+            print(describe(problem))
+    for kind, count in report["counts"].items():
+        more = f" ({count - _SHOWN_PER_KIND} not shown: --json lists all)" if count > _SHOWN_PER_KIND else ""
+        print(f"{count} {kind}{more}: {REMEDIES.get(kind, '`alaya rebuild` re-derives L2 and L1 from L3')}")
 
 
 def cmd_rebuild(args: argparse.Namespace) -> int:

@@ -16,7 +16,8 @@ Problems found, each as `{"kind", "card"?, "session"?, "detail"}`:
   (a session file in L3 with no Session node), `stale_session` (a Session node whose turn
   counts disagree with its file), `interrupted_write` (a write that did not finish).
 
-A read: the shared lock only. `alaya rebuild` repairs everything but missing L3 files.
+A read: the shared lock only. `alaya rebuild` repairs everything but missing L3 files; each
+kind also names the lighter command that mends it (`REMEDIES`, `describe`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,25 @@ from ..ingest import recovery
 
 if TYPE_CHECKING:
     from ..memory import Memory
+
+
+# What mends each kind, cheapest first (rebuild mends them all but a missing L3 file).
+REMEDIES = {
+    "missing_l1_row": "`alaya reembed` re-indexes every card (or `alaya rebuild`)",
+    "stale_l1_row": "`alaya reembed` re-indexes every card (or `alaya rebuild`)",
+    "interrupted_write": "`alaya init` finishes it (any write does)",
+    "session_not_in_l2": "`alaya rebuild` re-derives the graph from raw/",
+    "stale_session": "`alaya rebuild` re-derives the graph from raw/",
+    "orphan_edge": "`alaya rebuild` re-derives the graph from raw/",
+    "no_provenance": "`alaya rebuild` re-derives the graph from raw/",
+    "missing_session": "restore the session file from a backup (`alaya backup`), then `alaya rebuild`",
+}
+
+
+def describe(problem: dict[str, Any]) -> str:
+    """One line: the kind, the card or session it is about, what is wrong."""
+    about = " ".join(str(problem[key]) for key in ("card", "session") if problem.get(key))
+    return f"{problem['kind']}: {about + ': ' if about else ''}{problem['detail']}"
 
 
 def verify(memory: "Memory") -> dict[str, Any]:

@@ -8,6 +8,7 @@ embedded backend's coordinator (store/ports/coordinator.py).
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import time
@@ -18,9 +19,14 @@ from typing import Any
 
 from filelock import ReadWriteLock, Timeout
 
-from ..errors import UNWRITABLE, LockTimeoutError
+from ..errors import UNWRITABLE, AlayaError, LockTimeoutError
 from . import journal
+from .critical import deferred_signals
 from .fsutil import atomic_write
+
+# A write hold needs this much free space (Kuzu's commit and checkpoint, LanceDB's files);
+# ALAYA_MIN_FREE_BYTES sets another amount (0: no check).
+MIN_FREE_BYTES = int(os.environ.get("ALAYA_MIN_FREE_BYTES", 2 << 20))
 
 # Lock holds per lock file in this process: only the outermost acquisition recovers and
 # journals (a nested read inside a write must not try to take the write lock).
@@ -60,27 +66,50 @@ class StoreLock:
     def write(self, operation: str) -> Iterator[None]:
         """The exclusive lock. The outermost hold finishes a dead writer's work first
         (`recover`), journals itself and leaves a note of its holder; a hold nested in it (crash
-        recovery opening the graph) is a plain re-entry."""
-        outermost = not _held.get(self._path)
-        with self._acquire(self._rw().write_lock, operation):
-            if not outermost:
+        recovery opening the graph) is a plain re-entry. The outermost hold is one unit against
+        Ctrl-C (store/critical.py), and a hold that fails part way (a full disk, a store error)
+        leaves its record as a dead one would, so that the next write hold mends the layers it
+        may have left apart; a user error (`AlayaError`) is raised before anything changes."""
+        if _held.get(self._path):
+            with self._acquire(self._rw().write_lock, operation):
                 yield
-                return
+            return
+        with deferred_signals(), self._acquire(self._rw().write_lock, operation):
+            self._require_room()
             started = time.perf_counter()
             atomic_write(
                 self._holder_note,
                 json.dumps({"operation": operation, "pid": os.getpid(), "since": time.time()}),
             )
             record = None
+            failed = False
             try:
                 if self._recover is not None:
                     self._recover()  # finish what a killed writer left (store/journal.py)
                     record = journal.Journal.of(self.data_dir).begin(operation)
                 yield
+            except AlayaError:
+                raise
+            except BaseException:
+                failed = True
+                raise
             finally:
-                journal.Journal.of(self.data_dir).end(record)
+                if not failed:
+                    journal.Journal.of(self.data_dir).end(record)
                 self._holder_note.unlink(missing_ok=True)
                 self.write_holds.append((operation, time.perf_counter() - started))
+
+    def _require_room(self) -> None:
+        """Refuse a write hold on a disk with less than `MIN_FREE_BYTES` free, before it changes
+        anything: Kuzu aborts the process (or leaves a checkpoint cut off) when the disk fills
+        inside a commit, so a nearly full disk is refused in one line instead (issue 30 class 7)."""
+        try:
+            st = os.statvfs(self.data_dir)
+        except OSError:
+            return  # no such directory yet (init makes it): the write says what is wrong
+        if st.f_bavail * st.f_frsize < MIN_FREE_BYTES:
+            raise OSError(errno.ENOSPC, f"{os.strerror(errno.ENOSPC)} (under {MIN_FREE_BYTES >> 20} MB free)",
+                          str(self.data_dir))
 
     def holding(self) -> bool:
         """This process holds the lock already (a read or write hold is open)."""

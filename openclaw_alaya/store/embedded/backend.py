@@ -13,11 +13,14 @@ from typing import TYPE_CHECKING
 from ...errors import StaleStoreError
 from ..lock import StoreLock
 from ..raw import RawStore
+from .failures import disk_error, translated
 from .footprint import footprint
 from .graph import GraphStore, schema_current, version
 from .index_meta import fts_current
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ...config import Config
     from ...embedding import Embedder
     from ..datadir import DataDir
@@ -77,18 +80,32 @@ class EmbeddedBackend:
     @contextmanager
     def reading(self, operation: str, *, timeout: float | None = None) -> Iterator[GraphStore]:
         self._finish_cut_off_write(operation)
-        with self.lock.read(operation, timeout=timeout):
-            self._check_readable()
-            with GraphStore(self.dirs.graph, read_only=True) as graph:
+        with self._translated(), self.lock.read(operation, timeout=timeout), self._readable() as path:
+            with GraphStore(path, read_only=True) as graph:
                 yield graph
 
     @contextmanager
     def viewing(self, operation: str, *, timeout: float | None = None) -> Iterator["GraphView"]:
         self._finish_cut_off_write(operation)
-        with self.lock.read(operation, timeout=timeout):
-            self._check_readable()
-            with self.graph_views.view(lambda: GraphStore(self.dirs.graph, read_only=True)) as graph:
-                yield graph
+        with self._translated(), self.lock.read(operation, timeout=timeout), self._readable() as path:
+            if path == self.dirs.graph:
+                with self.graph_views.view(lambda: GraphStore(path, read_only=True)) as graph:
+                    yield graph
+            else:  # a recovered copy: never kept as this process's snapshot
+                with GraphStore(path, read_only=True) as graph:
+                    yield graph
+
+    @contextmanager
+    def _translated(self) -> Iterator[None]:
+        """Kuzu's and LanceDB's exceptions for a full disk or a damaged file, as the engine's
+        (failures.py): one line naming the disk, or the file and `alaya rebuild`."""
+        try:
+            yield
+        except Exception as exc:
+            better = translated(exc, self.dirs.root)
+            if better is None:
+                raise
+            raise better from None
 
     def _cut_off(self) -> bool:
         """A dead writer left the store mid-swap or mid-checkpoint: it cannot be read at all;
@@ -109,23 +126,37 @@ class EmbeddedBackend:
         try:
             with self.lock.write(f"recovery before {operation}"):  # the outermost hold recovers first
                 pass
-        except OSError:
-            pass
+        except Exception as exc:  # noqa: BLE001 - a full or read-only disk: `_readable` reads around it
+            if not isinstance(exc, OSError) and disk_error(exc, self.dirs.root) is None:
+                raise
 
-    def _check_readable(self) -> None:
-        """Under the read hold: a graph without this version's columns cannot be read as it
-        is (Kuzu read-only cannot add them, and every card read names them), and neither can a
-        store a dead writer left mid-swap or mid-checkpoint; an old full-text index can (it
-        finds fewer words until `upgrade` rebuilds it), and so can L1 missing a dead write's
-        rows (the next write hold adds them)."""
+    @contextmanager
+    def _readable(self) -> Iterator["Path"]:
+        """Under the read hold, the graph to read: a graph without this version's columns
+        cannot be read as it is (Kuzu read-only cannot add them, and every card read names
+        them), and neither can a store a dead writer left mid-swap; one left mid-checkpoint
+        on a disk that cannot take the write that finishes it is read from a replayed copy
+        (recovered.py); an old full-text index can be read as it is (it finds fewer words until
+        `upgrade` rebuilds it), and so can L1 missing a dead write's rows (the next write hold
+        adds them)."""
+        from ..journal import checkpoint_cut_off
+        from .swap import pending
+
         if not schema_current(self.dirs.graph):
             raise StaleStoreError(f"{self.dirs.root}: the store was made by an earlier version; run `alaya init` to upgrade it")
-        if self._cut_off():
+        if pending(self.dirs.root):
             raise StaleStoreError(f"{self.dirs.root}: a write was cut off and must be finished; run `alaya init`")
+        if not checkpoint_cut_off(self.dirs.root):
+            yield self.dirs.graph
+            return
+        from .recovered import recovered_copy
+
+        with recovered_copy(self.dirs.graph) as copy:
+            yield copy
 
     @contextmanager
     def writing(self, operation: str, *, change_graph: bool = True) -> Iterator[GraphStore]:
-        with self.lock.write(operation):
+        with self._translated(), self.lock.write(operation):
             self._upgrade_held()
             with GraphStore(self.dirs.graph, read_only=not change_graph, atomic=change_graph) as graph:
                 yield graph

@@ -27,6 +27,7 @@ from .columns import (_CARD_TYPES, _SESSION_FIELDS, _SESSION_NULLABLE, _SESSION_
                       CUSTOM, _card_row, _loaded, _stored, card_from_row)
 from ..ports.graph import CardTimes
 from .curation_queries import CurationQueries
+from .failures import damaged, disk_error
 from .upkeep_queries import UpkeepQueries
 
 _BUFFER_POOL_BYTES = 512 * 1024 * 1024
@@ -169,6 +170,16 @@ def damage(path: Path) -> str | None:
     return None
 
 
+def _open_failure(exc: Exception, path: Path) -> Exception:
+    """Why Kuzu could not open `path`: a full or read-only disk, a lock another process holds
+    (left as Kuzu says it), a cut-off checkpoint a read-only open cannot replay (left to the
+    backend), or else a damaged file, named with `alaya rebuild` (issue 30 class 11)."""
+    text = str(exc)
+    if "lock" in text.lower() or "shadow" in text.lower():
+        return exc
+    return disk_error(exc, path) or damaged(path, " ".join(text.split())[:160] or type(exc).__name__)
+
+
 def _migrate(path: Path, conn: Any) -> None:
     """Bring a store made by an earlier version up to `_SCHEMA` (once per file and process:
     the catalog look costs a few ms). A store without tables yet is left to `create_schema`."""
@@ -256,7 +267,10 @@ class GraphStore(CurationQueries, UpkeepQueries):
                 raise DamagedStoreError(f"{self.path} is damaged ({broken}); run `alaya rebuild` to derive it again from raw/")
             if not self.read_only:
                 _bump_generation(self.path)  # before any change: a reader's snapshot must not outlive it
-            db = kuzu.Database(str(self.path), read_only=self.read_only, buffer_pool_size=_BUFFER_POOL_BYTES)
+            try:
+                db = kuzu.Database(str(self.path), read_only=self.read_only, buffer_pool_size=_BUFFER_POOL_BYTES)
+            except (RuntimeError, ValueError, MemoryError) as exc:  # a garbled catalog can read as a huge size
+                raise _open_failure(exc, self.path) from None
             conn = kuzu.Connection(db)
             self._open = (db, conn)
             self._prepared, self._cards_total = {}, None
