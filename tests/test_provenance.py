@@ -77,8 +77,9 @@ def test_raw_turns_carry_origin_sender_and_kind(group_chat):
     memory = Alaya(group_chat)
     stranger = memory.raw.load("g-stranger")
     assert stranger.kind == "interactive" and stranger.channel == "telegram"
+    # the assistant's answer to a stranger keeps the stranger's standing (issue 30 class 3)
     assert [(t.role, t.origin, t.sender) for t in stranger.turns] == [("user", "untrusted", "mallory"),
-                                                                      ("assistant", "agent", None)]
+                                                                      ("assistant", "untrusted", None)]
     assert stranger.title is None  # a title may be injected: never a stranger's words
     assert [t.origin for t in memory.raw.load("g-owner").turns] == ["owner", "agent"]
     status = ok_json(alaya(group_chat, "status", "--json"))
