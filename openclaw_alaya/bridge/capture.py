@@ -269,17 +269,23 @@ def tool_caller(memory: "Memory", event: dict[str, Any]) -> tuple[str, str]:
     stored = memory.raw.load(sid) if sid and memory.dirs.initialized() else None
     if stored is not None and run.channel is None and stored.channel:
         run.channel = stored.channel
-    origin = standing(stored.turns if stored else [], run) or "owner"
+    origin = least_trusted([standing(stored.turns if stored else [], run), parent_standing(memory, run)]) or "owner"
     return agent_of(event), "manual" if origin == "owner" else origin
 
 
+def parent_standing(memory: "Memory", run: RunProvenance) -> str | None:
+    """A sub-agent works on its parent's behalf: the parent session's standing (`untrusted`
+    when a stranger talks there), or None (not a sub-agent, no parent stored)."""
+    if run.kind != "subagent" or not run.parent or not memory.dirs.initialized():
+        return None
+    parent = memory.raw.load(safe_id(run.parent, "session") or "")
+    return standing(parent.turns) if parent is not None else None
+
+
 def _within_parent(memory: "Memory", event: EndEvent, fresh: list[Turn]) -> list[Turn]:
-    """A sub-agent works on its parent's behalf: its turns are no more trusted than the parent
-    session's standing (a task spawned from a group chat a stranger talks in is untrusted)."""
-    if event.run.kind != "subagent" or not event.run.parent or not fresh:
-        return fresh
-    parent = memory.raw.load(safe_id(event.run.parent, "session") or "")
-    cap = standing(parent.turns) if parent is not None else None
+    """A sub-agent's turns are no more trusted than its parent's standing (a task spawned from
+    a group chat a stranger talks in is untrusted)."""
+    cap = parent_standing(memory, event.run) if fresh else None
     if cap is None:
         return fresh
     return [t.model_copy(update={"origin": least_trusted([t.origin, cap])}) for t in fresh]
