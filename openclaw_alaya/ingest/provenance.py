@@ -13,11 +13,16 @@ or answers in a conversation a stranger is part of, is untrusted too.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
 from ..models import ORIGINS, SESSION_KINDS, Session, Turn, check_choice, least_trusted, trust_class
 from ..safety.echo import Echoes
+
+if TYPE_CHECKING:
+    from ..store.ports.graph import CardGraph
+
+STORED_ECHOES = 500  # the newest untrusted cards a write from another session is checked against
 
 # OpenClaw's `ctx.trigger` values that name a kind of run; "user" and "manual" are interactive.
 _TRIGGER_KINDS = {"cron": "cron", "heartbeat": "heartbeat"}
@@ -263,3 +268,12 @@ def standing(turns: list[Turn], run: RunProvenance | None = None) -> str | None:
     if any(t.role == "user" and t.origin == "untrusted" for t in turns):
         return "untrusted"
     return _user_origin(run, run.sender) if run is not None else None
+
+
+def stored_echoes(graph: "CardGraph", scopes: list[str], now: str, limit: int = STORED_ECHOES) -> Echoes:
+    """The newest `limit` untrusted cards of these scopes, to test a write that comes from
+    outside any stored conversation against (an agent's `memory_store`, the notes it writes to
+    its workspace): an agent that carries a stranger's words from a group chat into memory
+    under its own name keeps the stranger's standing."""
+    cards = graph.top_cards(scopes, by="recent", limit=limit, now=now, origins=["untrusted"])
+    return Echoes([f"{c.title}\n{c.content}" for c in cards if c.origin == "untrusted"])

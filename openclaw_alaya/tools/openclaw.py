@@ -30,7 +30,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSche
 from pydantic.json_schema import SkipJsonSchema
 
 from ..errors import InputError, NotFoundError
-from ..models import check_id, trust_class
+from ..models import check_id, least_trusted, trust_class
 from ..safety.instructions import instruction_class
 from ..text import one_line
 
@@ -202,14 +202,28 @@ def memory_store(memory: "Alaya", caller: Caller, params: Any) -> Answer:
     if not params.text:
         raise InputError("memory_store: give the text to remember")
     options = params.model_dump(exclude={"text"}, exclude_none=True)
-    stored = memory.remember(params.text, **{"type": None, **options}, agent=caller.agent, origin=caller.origin)
+    origin = caller.origin
+    if trust_class(origin) == "injectable" and _repeats_a_stranger(memory, caller.agent, params.text):
+        origin = "untrusted"
+    stored = memory.remember(params.text, **{"type": None, **options}, agent=caller.agent, origin=origin)
     verb = "Already stored: merged into" if stored.merged else "Stored as"
     lines = [f"{verb} [{stored.card_id}] {stored.title}"]
-    if trust_class(caller.origin) == "reachable":
-        lines.append(f"(stored with origin {caller.origin}: this session is not the owner's, so it is not injected on its own)")
+    if trust_class(origin) == "reachable":
+        lines.append(f"(stored with origin {origin}: it is not the owner's word, so it is not injected on its own)")
     if stored.superseded:
         lines.append("It supersedes (no longer valid): " + ", ".join(f"[{cid}]" for cid in stored.superseded))
     return {"text": "\n".join(lines), "details": stored.model_dump()}
+
+
+def _repeats_a_stranger(memory: "Alaya", agent: str, text: str) -> bool:
+    """Whether `text` repeats one of the newest untrusted cards the agent can see
+    (ingest/provenance.py `stored_echoes`): provenance follows content across sessions."""
+    from ..bridge.summary import scopes_for
+    from ..ingest.provenance import stored_echoes
+    from ..models import now_iso
+
+    with memory.reading("memory_store (provenance)") as graph:
+        return stored_echoes(graph, scopes_for(agent), now_iso()).repeated_in(text)
 
 
 def memory_forget(memory: "Alaya", caller: Caller, params: Any) -> Answer:
@@ -296,19 +310,21 @@ def render_trace(trace: "TraceResult") -> str:
     merged = f" (asked as {trace.forwarded_from}, merged into it)" if trace.forwarded_from else ""
     flags = _not_verified(trace.origin) + _an_order(f"{trace.title}\n{trace.content}")
     parts = [f"[{trace.card_id}] ({trace.type}{flags}) {trace.title}{merged}\n{trace.content}"]
-    parts += [render_turns(f"{s.session_id} (started {s.started_at or 'undated'})", s) for s in trace.sessions]
+    parts += [render_turns(f"{s.session_id} (started {s.started_at or 'undated'})", s, trace.origin) for s in trace.sessions]
     if not trace.sessions:
         parts.append("(its source session is no longer stored)")
     return "\n".join(parts)
 
 
-def render_turns(heading: str, place: "TraceSession") -> str:
-    """The turns in place: `>>` marks the ones asked for (or the card's sources)."""
+def render_turns(heading: str, place: "TraceSession", card_origin: str | None = None) -> str:
+    """The turns in place: `>>` marks the ones asked for (or the card's sources, which carry the
+    card's standing when it is lower: a note that relays a stranger is not verified either)."""
     marked = {turn.id for turn in place.turns}
     lines = [f"session {heading}:"]
     for turn in place.context:
         mark = ">>" if turn.id in marked else "  "
-        flag = f" ({_not_verified(turn.origin).lstrip(', ')})" if trust_class(turn.origin) == "reachable" else ""
+        origin = least_trusted([turn.origin, card_origin]) if turn.id in marked else turn.origin
+        flag = f" ({_not_verified(origin).lstrip(', ')})" if trust_class(origin) == "reachable" else ""
         lines.append(f"{mark} [{place.session_id}#{turn.id}] {turn.name or turn.role}{flag}: {one_line(turn.content, _TURN_CHARS)}")
     return "\n".join(lines)
 
