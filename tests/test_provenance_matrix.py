@@ -53,13 +53,14 @@ def cli(data: Path, *args: str, stdin: object = None) -> str:
     from openclaw_alaya.cli.main import main
 
     raw = stdin if isinstance(stdin, str) or stdin is None else json.dumps(stdin)
-    out, err, old = io.StringIO(), io.StringIO(), sys.stdin
+    out, err, old, mask = io.StringIO(), io.StringIO(), sys.stdin, os.umask(0o077)
     sys.stdin = io.TextIOWrapper(io.BytesIO((raw or "").encode()))
     try:
         with redirect_stdout(out), redirect_stderr(err):
             code = main(["--data-dir", str(data), *args])
     finally:
         sys.stdin = old
+        os.umask(mask)  # main() sets the process's umask: other tests of this run keep theirs
     assert code == 0, err.getvalue()
     return out.getvalue()
 
@@ -333,6 +334,9 @@ def test_mcp_tools_mark_what_they_return(data, route):
     context = _guarded(tools.get_context)(query=tok)["context"]
     entries = ("\n" + context).split("\n- [")  # one per card; a card's content may span lines
     assert all("not verified" in entry for entry in entries if tok in entry), (route, context)
+    for at in (None, "2026-04-10", "2026-12-01"):  # get_summary's highlights carry no mark: never untrusted
+        highlights = _guarded(tools.get_summary)(period="month", at=at)["highlights"]
+        assert not [h for h in highlights if tok in h], (route, at, highlights)
 
 
 def test_each_route_is_stored_with_the_origin_it_keeps(data):
