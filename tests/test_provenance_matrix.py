@@ -356,3 +356,16 @@ def test_each_route_is_stored_with_the_origin_it_keeps(data):
     for sid in ("web1", "imp1", "imp2"):
         session = memory.raw.load(sid)
         assert not session.title or not any(tok in session.title for tok in TOKENS.values()), (sid, session.title)
+
+
+def test_every_standing_survives_a_rebuild(data):
+    """issue 30 class 3: `alaya rebuild` derives every card again from L3 with the standing it
+    had (a workspace note relaying a stranger included); nothing untrusted is injected after it.
+    Last in this file: it rebuilds the module's store."""
+    cli(data, "rebuild")
+    for route, standing in ROUTES.items():
+        if standing in REACHABLE:
+            nodes = _found(data, TOKENS[route])
+            assert nodes and {n["origin"] for n in nodes} <= set(REACHABLE), (route, [(n["origin"], n["content"]) for n in nodes])
+    block = _start(data, " ".join(TOKENS[r] for r, s in ROUTES.items() if s in REACHABLE), "s-after")
+    assert not [r for r, s in ROUTES.items() if s in REACHABLE and TOKENS[r] in block], block

@@ -39,6 +39,7 @@ from ..models import Card, Session, SourceRef, Turn, index_row, index_text, line
 from ..store import tombstones
 
 if TYPE_CHECKING:
+    from ..safety.echo import Echoes
     from ..memory import Memory
 
 FORMAT = "workspace"
@@ -207,14 +208,15 @@ def _following_content(memory: "Memory", plans: list["FilePlan"]) -> list["FileP
         return plans
     with memory.reading("workspace sync (provenance)") as graph:
         echoes = stored_echoes(graph, [*scopes, "shared"], now_iso())
-    if not echoes:
-        return plans
+    return [replace(p, cards=following(echoes, p.cards)) for p in plans] if echoes else plans
 
-    def followed(card: Card) -> Card:
-        if trust_class(card.origin) == "injectable" and echoes.repeated_in(f"{card.title}\n{card.content}"):
-            return card.model_copy(update={"origin": "untrusted"})
-        return card
-    return [replace(p, cards=[followed(c) for c in p.cards]) for p in plans]
+
+def following(echoes: "Echoes", cards: list[Card]) -> list[Card]:
+    """`cards` with each trusted one whose text repeats one of `echoes` (a stranger's cards)
+    `untrusted`: what sync does, and rebuild again after the conversations' cards are back."""
+    return [c.model_copy(update={"origin": "untrusted"})
+            if trust_class(c.origin) == "injectable" and echoes.repeated_in(f"{c.title}\n{c.content}") else c
+            for c in cards]
 
 
 def session_row(session: Session, path: str, stamp: str) -> dict[str, Any]:
