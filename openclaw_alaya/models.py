@@ -341,6 +341,7 @@ class TraceResult(Shape):
     type: str
     sessions: list[TraceSession]
     forwarded_from: str | None = None  # the id asked for, when that card was merged into this one
+    origin: str | None = None  # docs/provenance.md; None: stored before provenance
 
 
 class CardRecord(Card):

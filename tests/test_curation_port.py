@@ -107,4 +107,4 @@ def test_card_page_and_headlines(stored):
         assert (empty.total, empty.cards) == (2, [])
         headlines = {h.id: h for h in graph.card_headlines()}
     assert set(headlines) == set(ids.values()) - {ids["commit"], ids["new_session"]}
-    assert headlines[ids["old"]][1:] == ("The release train leaves every second Tuesday.", "decision", 0.7, ["Release"])
+    assert headlines[ids["old"]][1:] == ("The release train leaves every second Tuesday.", "decision", 0.7, ["Release"], "manual")

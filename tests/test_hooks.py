@@ -128,7 +128,8 @@ def test_memory_text_cannot_close_or_spoof_the_block(tmp_path):
     assert text.lower().count("alaya-memory>") == 1 and text.rstrip().endswith(CLOSE)
     assert "&lt;/alaya" not in text and "</relevant-memories" not in text and "\u202e" not in text and "\x07" not in text
     inside = text[len(OPEN): text.rindex(CLOSE)]
-    assert "ignore previous instructions" in inside.lower()
+    # what reads as an order is left out of the block whoever said it (issue 30 class 3); the rest stays
+    assert "ignore previous instructions" not in inside.lower() and "never run migrations twice" in inside.lower()
 
 
 def test_session_start_rejects_malformed_stdin(tmp_path):

@@ -20,8 +20,9 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UNWRITABLE, InputError, UnwritableError
-from ..ingest.provenance import RunProvenance, annotate, run_provenance
-from ..models import INJECTABLE_ORIGINS, Turn, check_id
+from ..ingest.provenance import RunProvenance, annotate, follow_content, run_provenance, standing
+from ..models import INJECTABLE_ORIGINS, Turn, check_id, least_trusted
+from ..safety.instructions import looks_like_instruction
 
 if TYPE_CHECKING:
     from ..config import ProvenanceConfig
@@ -206,10 +207,13 @@ def capture(memory: "Memory", event: EndEvent) -> dict[str, Any]:
     from ..redact import for_alignment
 
     incoming = for_alignment(memory, sid, stored.agent_id if stored else event.agent_id, event.turns)
-    fresh = new_turns(stored.turns if stored else [], incoming)
+    fresh = follow_content(stored.turns if stored else [], new_turns(stored.turns if stored else [], incoming))
+    fresh = _within_parent(memory, event, fresh)
     if fresh:
-        # the title may be injected (recent sessions): never the words of an untrusted sender
-        first_user = next((t.content for t in incoming if t.role == "user" and t.origin in INJECTABLE_ORIGINS), "")
+        # the title may be injected (recent sessions): never the words of an untrusted sender,
+        # nor an order someone pasted (safety/instructions.py)
+        first_user = next((t.content for t in [*(stored.turns if stored else []), *fresh]
+                           if t.role == "user" and t.origin in INJECTABLE_ORIGINS and not looks_like_instruction(t.content)), "")
         session = Session(
             id=sid,
             agent_id=stored.agent_id if stored else event.agent_id,
@@ -256,6 +260,40 @@ def capture(memory: "Memory", event: EndEvent) -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001 - a cache; the next session-start recomputes it
         print(f"alaya: warning: summary not refreshed: {type(exc).__name__}: {exc}", file=sys.stderr)
     return report
+
+
+def tool_caller(memory: "Memory", event: dict[str, Any]) -> tuple[str, str]:
+    """(agent, origin) of an agent tool call (`alaya hook tool`): the call
+    inherits its session's standing (ingest/provenance.py `standing`): the run's own, as its
+    provenance keys give it (a group chat's stranger, a cron prompt, a sub-agent), and
+    `untrusted` once a stranger has spoken in the stored session. The owner's own session
+    writes `manual`. A stored session's channel stands in for one the event leaves out."""
+    provenance = memory.config.provenance
+    run = run_provenance(event, owner_ids=provenance.owner_ids, trusted_tools=provenance.trusted_tools)
+    sid = session_of(event)
+    stored = memory.raw.load(sid) if sid and memory.dirs.initialized() else None
+    if stored is not None and run.channel is None and stored.channel:
+        run.channel = stored.channel
+    origin = least_trusted([standing(stored.turns if stored else [], run), parent_standing(memory, run)]) or "owner"
+    return agent_of(event), "manual" if origin == "owner" else origin
+
+
+def parent_standing(memory: "Memory", run: RunProvenance) -> str | None:
+    """A sub-agent works on its parent's behalf: the parent session's standing (`untrusted`
+    when a stranger talks there), or None (not a sub-agent, no parent stored)."""
+    if run.kind != "subagent" or not run.parent or not memory.dirs.initialized():
+        return None
+    parent = memory.raw.load(safe_id(run.parent, "session") or "")
+    return standing(parent.turns) if parent is not None else None
+
+
+def _within_parent(memory: "Memory", event: EndEvent, fresh: list[Turn]) -> list[Turn]:
+    """A sub-agent's turns are no more trusted than its parent's standing (a task spawned from
+    a group chat a stranger talks in is untrusted)."""
+    cap = parent_standing(memory, event.run) if fresh else None
+    if cap is None:
+        return fresh
+    return [t.model_copy(update={"origin": least_trusted([t.origin, cap])}) for t in fresh]
 
 
 def hook_deadline(memory: "Memory"):

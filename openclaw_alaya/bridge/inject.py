@@ -16,7 +16,10 @@ instructions:
 
 Memory text is made safe first (`clean`): one line, through the output sanitiser every surface
 uses (`safety.output.for_model`: no control or invisible characters, no tag whose name could
-close or reopen the block).
+close or reopen the block). An item that reads as an order to the agent (run a downloaded
+script, wipe a disk, send credentials away, drop its instructions: safety/instructions.py) is
+left out whatever its origin: injected unasked it would be a prompt injection; recall and
+memory_search still find it (docs/provenance.md).
 
 The budget (`fit`). The result never exceeds it, counted as the hook counts it: the whole
 block, template included (`text.estimate_tokens`); "" when nothing fits.
@@ -47,6 +50,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ..errors import DamagedStoreError
+from ..safety.instructions import looks_like_instruction
 from ..safety.invisible import strip_invisible
 from ..safety.output import for_model
 from ..text import CJK_CHAR, estimate_tokens
@@ -116,6 +120,7 @@ def build(memory: "Memory", request: StartRequest) -> str:
     for result in memory.hooks.hook.session_start(memory=memory, request=request):
         for section in result if isinstance(result, list) else [result]:
             if isinstance(section, Section) and section.items:
+                section.items = [i for i in section.items if not looks_like_instruction(strip_invisible(f"{i.text}\n{i.short or ''}"))]
                 sections.append(section)
     from ..redact import from_config
 

@@ -6,7 +6,8 @@
   speak under in recent sessions, role words, agent ids, and any entity that more than half
   of the cards mention, which is a speaker or the user rather than a topic);
 - recent: the sessions captured last, with their date, title and most important cards (the
-  short-term tier of the session-start text keeps those of the last `hook.short_term_days`).
+  short-term tier of the session-start text keeps those of the last `hook.short_term_days`);
+  a title only when it comes from trusted text (`trusted_title`).
 
 Computed per scope (an agent's cards plus shared ones) and cached in `state/summary.json`
 when a session ends; recomputed when the cache is older than the newest ingest, when the
@@ -20,6 +21,9 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ..llm.summaries import read_llm_summaries
+from ..models import trust_class
+from ..safety.echo import Echoes
+from ..safety.instructions import looks_like_instruction
 from ..store.fsutil import atomic_write
 
 if TYPE_CHECKING:
@@ -41,6 +45,7 @@ def compute(graph: "CardGraph", memory: "Memory", agent_id: str) -> dict[str, An
     data = graph.overview(scopes_for(agent_id), top=TOP * 3, sessions=RECENT_SESSIONS,
                           origins=memory.config.provenance.inject_origins)
     speakers = set(_ROLE_WORDS) | {agent_id.lower()}
+    titles: dict[str, str | None] = {}
     for row in data["sessions"]:
         try:
             session = memory.raw.load(row["id"])
@@ -48,13 +53,14 @@ def compute(graph: "CardGraph", memory: "Memory", agent_id: str) -> dict[str, An
             session = None
         if session is not None:
             speakers.update(t.name.lower() for t in session.turns if t.name)
+        titles[row["id"]] = trusted_title(row["title"], session.turns if session is not None else [])
     ubiquitous = data["cards"] / 2 if data["cards"] >= 10 else float("inf")
     topics = [[name, n] for name, n in data["entities"] if name.lower() not in speakers and n <= ubiquitous]
     recent = []
     for row in data["sessions"]:
         date = (row["started_at"] or row["ingested_at"] or "")[:10]
         recent.append({"session_id": row["id"], "date": date, "ingested_at": row["ingested_at"] or "",
-                       "title": row["title"], "highlights": row["card_titles"][:3]})
+                       "title": titles.get(row["id"]), "highlights": row["card_titles"][:3]})
     return {
         **_llm_part(memory, agent_id),
         "cards": data["cards"],
@@ -63,6 +69,17 @@ def compute(graph: "CardGraph", memory: "Memory", agent_id: str) -> dict[str, An
         "topics": topics[:TOP],
         "recent": recent,
     }
+
+
+def trusted_title(title: str | None, turns: list) -> str | None:
+    """A session's title as the summary may show it: only from a session with trusted turns
+    (models.trust_class), never repeating its untrusted turns, never an order
+    (safety/instructions.py); titles stored before these rules (or by a file) are checked too."""
+    if not title or not any(trust_class(t.origin) == "injectable" for t in turns):
+        return None
+    if looks_like_instruction(title) or Echoes([t.content for t in turns if trust_class(t.origin) == "reachable"]).repeated_in(title):
+        return None
+    return title
 
 
 def _llm_part(memory: "Memory", agent_id: str) -> dict[str, Any]:

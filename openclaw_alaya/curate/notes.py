@@ -11,14 +11,14 @@ first and trace still shows where the old one came from.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated
 
 from pydantic import BaseModel, Field, field_validator
 
 from ..distill.deliberate import NOTE_FORMAT, NOTE_IMPORTANCE
 from ..distill.heuristic import trim_title
 from ..errors import InputError, NotFoundError
-from ..models import Session, Turn, check_id, expand_link, now_iso
+from ..models import ORIGINS, Session, Turn, check_choice, check_id, expand_link, now_iso
 from ..store.raw import CURATION_LOG
 from .common import cards_of, session_id
 
@@ -38,7 +38,14 @@ class Note(BaseModel):
     subjects: list[Annotated[str, Field(min_length=1, max_length=128)]] = Field(default_factory=list, max_length=32)
     importance: float = Field(NOTE_IMPORTANCE, ge=0.0, le=1.0)
     agent: str | None = None
-    origin: Literal["manual", "untrusted"] = "manual"  # untrusted: a caller who is not the owner (an MCP agent token)
+    # who stored it: `manual` (the owner, or an agent in the owner's own session); a tool call
+    # from another session stores with that session's standing (tools/openclaw.py `Caller`)
+    origin: str = "manual"
+
+    @field_validator("origin")
+    @classmethod
+    def _known_origin(cls, value: str) -> str:
+        return check_choice(value, ORIGINS, "origin")
 
     @field_validator("text")
     @classmethod
@@ -71,10 +78,12 @@ class Remembered(BaseModel):
 def remember(memory: "Memory", note: Note) -> Remembered:
     """Store the note (L3), distill it (L2, L1) and say which card holds it."""
     stamp = now_iso()
-    sid = session_id("note", note.agent or "shared", note.text)
+    # the origin is part of the id: a stranger's note never lands in the owner's session of the same text
+    sid = session_id("note", note.agent or "shared", note.text, *([note.origin] if note.origin != "manual" else []))
     session = Session(
         id=sid, agent_id=note.agent or "shared", started_at=stamp, title=trim_title(note.text.split("\n", 1)[0]),
-        source_format=NOTE_FORMAT, turns=[Turn(id="note", role="user", name="remember", content=note.text, timestamp=stamp, origin=note.origin)],
+        source_format=NOTE_FORMAT, turns=[Turn(id="note", role="user", name="remember", content=note.text, timestamp=stamp,
+                                               origin=note.origin)],
         kind="interactive",
         metadata={"type": note.type, "tags": note.tags, "subjects": note.subjects, "importance": note.importance},
     )

@@ -20,7 +20,9 @@ from ..models import (
     least_trusted,
     normalise_relation,
     now_iso,
+    trust_class,
 )
+from ..safety.echo import Echoes
 from ..store import tombstones
 from ..store.raw import RawStore
 from ..config import ProvenanceConfig
@@ -64,7 +66,8 @@ def prepare(session: Session, start: int, distiller: "Distiller", embedder: "Emb
         view, at = distillable(session, start, policy)
         result = distiller_for(session, distiller).distill(view, at) if at < len(view.turns) else DistillResult()
     stamp = now_iso()
-    cards = [_card(session, draft, stamp) for draft in result.cards[:max_cards]]
+    echoes = Echoes([t.content for t in session.turns if t.origin == "untrusted"])
+    cards = [_card(session, draft, stamp, echoes) for draft in result.cards[:max_cards]]
     # embedder None: the caller embeds a whole batch at once (pipeline.py)
     vectors = embedder.embed([index_text(card) for card in cards]) if cards and embedder is not None else None
     links = _draft_links(session, result, {c.id for c in cards}, stamp)
@@ -83,9 +86,15 @@ def distillable(session: Session, start: int, policy: "ProvenanceConfig") -> tup
     return session.model_copy(update={"turns": turns}), sum(keep[:start])
 
 
-def _card(session: Session, draft, stamp: str) -> Card:
+def _card(session: Session, draft, stamp: str, echoes: Echoes) -> Card:
+    """The card a draft describes; its origin the least trusted of the turns it cites, and
+    `untrusted` when its text repeats an untrusted turn of the session it does not cite (a
+    model's card can say what a stranger said while citing the assistant's answer)."""
     by_id = {t.id: t for t in session.turns}
     cited = [by_id[t] for t in draft.turn_ids if t in by_id]
+    origin = least_trusted([t.origin for t in cited])
+    if trust_class(origin) == "injectable" and echoes.repeated_in(f"{draft.title}\n{draft.content}"):
+        origin = "untrusted"
     return Card(
         id=card_id(session.id, draft.key),
         title=draft.title,
@@ -99,7 +108,7 @@ def _card(session: Session, draft, stamp: str) -> Card:
         created_at=stamp,
         updated_at=stamp,
         valid_from=draft.valid_from,
-        origin=least_trusted([t.origin for t in cited]),
+        origin=origin,
         session_kind=next((t.kind for t in cited if t.kind), None) or session.kind,
     )
 
@@ -134,7 +143,8 @@ def apply(plans: list[DistillPlan], graph: "CardGraph", raw: RawStore) -> tuple[
         links += [link for a, b in zip(chain, chain[1:]) if a != b for link in expand_link(a, b, "TEMPORAL_NEXT", 1.0, stamp)]
         links += plan.links
         # the session's summary line: the distiller's, else (none yet) its title or first card's title
-        summary = plan.summary or current.get("summary") or plan.session.title or next((c.title for c in plan.cards), None)
+        summary = plan.summary or current.get("summary") or plan.session.title or next(
+            (c.title for c in plan.cards if trust_class(c.origin) == "injectable"), None)
         sessions.append({**current, "distilled_turns": len(plan.session.turns), "last_card": chain[-1] if chain else None,
                          "summary": summary})
     contexts, extracted = provenance(cards, applied)

@@ -4,16 +4,25 @@ The hook's messages are annotated before they are parsed (`annotate`), because w
 assistant turn's origin is a tool result that parsing drops: content from a tool that may have
 read the outside world taints the rest of that turn. A file ingested on purpose by the owner
 (`alaya ingest`) gets origins by role instead (`with_import_defaults`). Nothing here ever
-guesses `owner` for a sender it cannot place: an unknown sender on a channel is `untrusted`.
+guesses `owner` for a sender it cannot place: an unknown sender on a channel is `untrusted`, and
+a message cannot raise its own standing (its `origin` field counts only in the owner's direct
+session). Provenance then follows content (`follow_content`): what repeats a stranger's words,
+or answers in a conversation a stranger is part of, is untrusted too.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
-from ..models import ORIGINS, SESSION_KINDS, Session, check_choice, least_trusted
+from ..models import ORIGINS, SESSION_KINDS, Session, Turn, check_choice, least_trusted, trust_class
+from ..safety.echo import Echoes
+
+if TYPE_CHECKING:
+    from ..store.ports.graph import CardGraph
+
+STORED_ECHOES = 500  # the newest untrusted cards a write from another session is checked against
 
 # OpenClaw's `ctx.trigger` values that name a kind of run; "user" and "manual" are interactive.
 _TRIGGER_KINDS = {"cron": "cron", "heartbeat": "heartbeat"}
@@ -26,6 +35,9 @@ _ANNOUNCE = "subagent_announce"
 _OPERATOR_CHANNELS = {"webchat"}
 _TOOL_RESULT_BLOCKS = {"tool_result", "toolResult", "function_call_output"}
 _MAX_SENDER = 128
+# OpenClaw's chat types (`chatType`; in session keys `agent:<id>:<channel>:group:<id>`) of a
+# conversation with more people than the owner in it.
+_SHARED_CHATS = {"group", "channel"}
 
 
 @dataclass
@@ -40,11 +52,18 @@ class RunProvenance:
     parent: str | None = None  # a sub-agent's parent session (id, else key)
     owner_ids: set[str] = field(default_factory=set)
     trusted_tools: set[str] = field(default_factory=set)
+    shared: bool = False  # a group chat or a channel: other people talk here too
 
     def is_owner(self, sender: str | None) -> bool:
         if not sender:
             return False
         return sender in self.owner_ids or (bool(self.channel) and f"{self.channel}:{sender}" in self.owner_ids)
+
+    def owner_direct(self) -> bool:
+        """Whether this run is the owner talking in a conversation of their own (the terminal,
+        the Control UI, an owner's direct message): the only place a message's own `origin`
+        field may say more than the run does."""
+        return not self.shared and _user_origin(self, self.sender) == "owner"
 
 
 def _text(value: Any, limit: int = _MAX_SENDER) -> str | None:
@@ -82,7 +101,17 @@ def run_provenance(event: dict[str, Any], *, owner_ids: list[str], trusted_tools
         parent=parent,
         owner_ids=ids | {str(i) for i in owner_ids},
         trusted_tools=set(trusted_tools),
+        shared=_shared(event),
     )
+
+
+def _shared(event: dict[str, Any]) -> bool:
+    """A group chat or a channel: OpenClaw's `chatType`, else the session key's shape."""
+    chat = event.get("chatType")
+    if isinstance(chat, str):
+        return chat.lower() in _SHARED_CHATS
+    key = event.get("sessionKey") if isinstance(event.get("sessionKey"), str) else ""
+    return bool(_SHARED_CHATS & set(key.lower().split(":")[2:]))
 
 
 def _kind_from_run(event: dict[str, Any]) -> str:
@@ -108,19 +137,20 @@ def annotate(messages: list[Any], run: RunProvenance) -> tuple[list[Any], list[s
     """Each message (a dict) with `origin`, `sessionKind` and, for user messages, `senderId` set;
     returns them and the warnings to log (an `owner` claim that was downgraded).
 
-    - a message's own `origin` stands (checked), except `owner` claimed for a sender who is
-      known and is not a configured owner (outside the Control UI): that becomes `untrusted`;
-    - user input: another session's (`inter_session`) → agent, OpenClaw's own
-      (`internal_system`, a cron or heartbeat run's prompt) → system; the Control UI's chat
-      (`webchat`, the Gateway's authenticated operator) or an owner id → owner; another known
-      sender → untrusted; no sender and no channel (the terminal) → owner; a channel without a
-      sender → untrusted;
+    - a message's own `origin` (checked) may lower its standing anywhere, and raise it only in
+      the owner's direct session (`RunProvenance.owner_direct`); a raise refused is logged;
+    - user input: another session's (`inter_session`) or a sub-agent's task (its parent
+      agent wrote it) → agent, OpenClaw's own (`internal_system`, a cron or heartbeat run's
+      prompt) → system; the Control UI's chat (`webchat`, the Gateway's authenticated
+      operator) or an owner id → owner; another known sender → untrusted; no sender and no
+      channel (the terminal) → owner; a channel without a sender → untrusted;
     - assistant → agent, but untrusted after a result from a tool not in `trusted_tools`, up to
       the next user message; tool results → untrusted; system → system.
     """
     out: list[Any] = []
     warnings: list[str] = []
     tainted = False
+    own_session = run.owner_direct()
     for index, message in enumerate(messages):
         if not isinstance(message, dict):
             out.append(message)
@@ -136,21 +166,22 @@ def annotate(messages: list[Any], run: RunProvenance) -> tuple[list[Any], list[s
         results = _tool_results(message)
         if role == "user" and results:  # tool results sent back as a user message: same turn
             tainted = tainted or any(name not in run.trusted_tools for name in results)
-            origin = explicit or "untrusted"
+            derived = "untrusted"
         elif role == "user":
             tainted = False
-            origin = explicit or _user_origin(run, sender)
+            derived = _user_origin(run, sender)
         elif role in _TOOL_ROLES:
             tainted = tainted or _name(message) not in run.trusted_tools
-            origin = explicit or "untrusted"
+            derived = "untrusted"
         elif role == "system":
-            origin = explicit or "system"
+            derived = "system"
         else:
             tainted = tainted or any(name not in run.trusted_tools for name in results)
-            origin = explicit or ("untrusted" if tainted else "agent")
-        if explicit == "owner" and sender and not run.is_owner(sender) and run.channel not in _OPERATOR_CHANNELS:
-            warnings.append(f"message {index + 1} claims origin owner for sender {sender!r}, who is not a configured owner: stored as untrusted")
-            origin = "untrusted"
+            derived = "untrusted" if tainted else "agent"
+        origin = derived if explicit is None else explicit if own_session else least_trusted([explicit, derived]) or derived
+        if explicit is not None and origin != explicit:
+            warnings.append(f"message {index + 1} claims origin {explicit} for sender {sender or 'unknown'!r} "
+                            f"(channel {run.channel or 'none'}) outside the owner's direct session: stored as {origin}")
         annotated = {**message, "origin": origin, "sessionKind": run.kind}
         if sender:
             annotated["senderId"] = sender
@@ -163,6 +194,8 @@ def _user_origin(run: RunProvenance, sender: str | None) -> str:
         return _INPUT_ORIGINS[run.input_kind]
     if run.kind in ("cron", "heartbeat"):  # the scheduler's prompt, not someone talking
         return "system"
+    if run.kind == "subagent":  # its task: written by the parent agent, not by the owner
+        return "agent"
     if run.channel in _OPERATOR_CHANNELS or run.is_owner(sender):
         return "owner"
     if sender:
@@ -197,5 +230,50 @@ def with_import_defaults(session: Session, origin: str | None = None) -> Session
         by_role = role_origin(role)
         return least_trusted([origin, by_role]) or by_role if origin else by_role
 
-    turns = [t if t.origin else t.model_copy(update={"origin": filled(t.role)}) for t in session.turns]
-    return session.model_copy(update={"turns": turns, "kind": session.kind or "import"})
+    turns = follow_content([], [t if t.origin else t.model_copy(update={"origin": filled(t.role)}) for t in session.turns])
+    # the title may be injected (recent sessions): a file's own title is as trusted as its turns
+    title = session.title if any(trust_class(t.origin) == "injectable" for t in turns) else None
+    return session.model_copy(update={"turns": turns, "kind": session.kind or "import", "title": title})
+
+
+def follow_content(prior: list[Turn], fresh: list[Turn]) -> list[Turn]:
+    """`fresh` (the turns after `prior` in one session) with provenance that follows content
+    (docs/provenance.md, "Content keeps its standing"):
+
+    - once an untrusted speaker has a user turn in the session, every later assistant turn is
+      `untrusted`: a stranger is part of that conversation, and what the assistant says in it
+      answers them too, paraphrase included;
+    - any other turn (owner, agent) that repeats untrusted text of the session, earlier or in
+      the same run (`safety.echo`: `RUN` words in a row), is `untrusted`.
+    """
+    echoes = Echoes([t.content for t in prior if t.origin == "untrusted"])
+    stranger = any(t.origin == "untrusted" and t.role == "user" for t in prior)
+    out: list[Turn] = []
+    for turn in fresh:
+        origin = turn.origin
+        if origin == "untrusted":
+            stranger = stranger or turn.role == "user"
+            echoes.add(turn.content)
+        elif origin in ("owner", "agent") and ((stranger and turn.role == "assistant") or echoes.repeated_in(turn.content)):
+            origin = "untrusted"
+        out.append(turn if origin == turn.origin else turn.model_copy(update={"origin": origin}))
+    return out
+
+
+def standing(turns: list[Turn], run: RunProvenance | None = None) -> str | None:
+    """The origin of what is done on behalf of a session (a tool call in it, a sub-agent it
+    spawns): `untrusted` once a stranger has a user turn in it (as `follow_content` has it for
+    the assistant's turns), else the origin of the run now under way (`run`: its input's, as
+    `annotate` gives it); None when neither says anything."""
+    if any(t.role == "user" and t.origin == "untrusted" for t in turns):
+        return "untrusted"
+    return _user_origin(run, run.sender) if run is not None else None
+
+
+def stored_echoes(graph: "CardGraph", scopes: list[str], now: str, limit: int = STORED_ECHOES) -> Echoes:
+    """The newest `limit` untrusted cards of these scopes, to test a write that comes from
+    outside any stored conversation against (an agent's `memory_store`, the notes it writes to
+    its workspace): an agent that carries a stranger's words from a group chat into memory
+    under its own name keeps the stranger's standing."""
+    cards = graph.top_cards(scopes, by="recent", limit=limit, now=now, origins=["untrusted"])
+    return Echoes([f"{c.title}\n{c.content}" for c in cards if c.origin == "untrusted"])

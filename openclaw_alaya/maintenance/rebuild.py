@@ -52,6 +52,7 @@ from .common import as_datetime, iso
 
 if TYPE_CHECKING:
     from ..memory import Memory
+    from ..models import Session
     from ..store.ports.scratch import StagedStores
     from ..store.ports.upkeep import UpkeepGraph
 
@@ -152,6 +153,29 @@ def rebuild(memory: "Memory", *, now: Any = None) -> dict[str, Any]:
         return report
 
 
+def _workspace_files(memory: "Memory", graph: "UpkeepGraph", index: Any, files: list[tuple[Session, dict[str, Any]]],
+                     distiller: Any, contexts: "_Contexts", report: dict[str, Any], stamp: str) -> None:
+    """Workspace files' versions replayed into cards, once the conversations' cards are back:
+    an entry that repeats a stranger's card is untrusted again, as sync made it
+    (maintenance/workspace.py `following`)."""
+    from ..ingest.provenance import stored_echoes
+
+    gone = tombstones.forgotten(memory.raw, "card") if files else set()
+    echoes: dict[str, Any] = {}
+    for session, row in files:
+        graph.upsert_session({**row, "distilled_turns": len(session.turns), "last_card": None})
+        cards, _ends = workspace.derive_all(session, distiller, stamp)
+        if session.agent_id not in echoes:
+            echoes[session.agent_id] = stored_echoes(graph, [session.agent_id, "shared"], stamp)
+        cards = workspace.following(echoes[session.agent_id], [c for c in cards if c.id not in gone])
+        contexts.write_contexts(workspace.contexts_for(session, cards))
+        graph.upsert_cards(cards)
+        graph.link_to_sessions([{"card": c.id, "session": session.id, "turns": c.sources[0].turn_ids} for c in cards])
+        if cards:
+            index.upsert_cards([index_row(c) for c in cards], memory.embedder.embed([index_text(c) for c in cards]))
+        report["cards"] += len(cards)
+
+
 def _distill(memory: "Memory", graph: "UpkeepGraph", index: Any, ids: list[str], report: dict[str, Any], stamp: str) -> None:
     """Distill these sessions' turns that the new graph does not have yet (all of them, the
     first time); notes imported with `import-memex` become their cards again."""
@@ -163,6 +187,7 @@ def _distill(memory: "Memory", graph: "UpkeepGraph", index: Any, ids: list[str],
     known = graph.get_sessions(ids)
     batch: list[DistillPlan] = []
     notes = []
+    files: list[tuple[Session, dict[str, Any]]] = []  # workspace files: after the conversations (below)
     for done, session_id in enumerate(ids, 1):
         # with `redaction.redact_raw` off L3 keeps the original: secrets out before L2/L1
         session = redact.for_derived(memory, memory.raw.load(session_id))
@@ -179,16 +204,7 @@ def _distill(memory: "Memory", graph: "UpkeepGraph", index: Any, ids: list[str],
         if session_id not in known:
             report["sessions"] += 1
         if session.source_format == workspace.FORMAT:  # a workspace file: its versions replayed (docs/workspace.md)
-            graph.upsert_session({**row, "distilled_turns": len(session.turns), "last_card": None})
-            cards, _ends = workspace.derive_all(session, distiller, stamp)
-            gone = tombstones.forgotten(memory.raw, "card")
-            cards = [c for c in cards if c.id not in gone]
-            contexts.write_contexts(workspace.contexts_for(session, cards))
-            graph.upsert_cards(cards)
-            graph.link_to_sessions([{"card": c.id, "session": session.id, "turns": c.sources[0].turn_ids} for c in cards])
-            if cards:
-                index.upsert_cards([index_row(c) for c in cards], embedder.embed([index_text(c) for c in cards]))
-            report["cards"] += len(cards)
+            files.append((session, row))
             continue
         if session.source_format == memex.FORMAT:
             graph.upsert_session({**row, "distilled_turns": len(session.turns)})
@@ -204,6 +220,7 @@ def _distill(memory: "Memory", graph: "UpkeepGraph", index: Any, ids: list[str],
         progress(f"rebuild: distilled {done}/{len(ids)} sessions", done, len(ids))
     if batch:
         _apply_batch(batch, graph, contexts, index, report)
+    _workspace_files(memory, graph, index, files, distiller, contexts, report, stamp)
     if notes:
         links, _unresolved = memex.links_for(notes, {}, stamp)
         memex.apply_notes(graph, notes, links)

@@ -24,7 +24,7 @@ import hashlib
 import os
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,10 +35,11 @@ from ..errors import InputError
 from ..ingest import markdown
 from ..ingest.markdown import Entry
 from ..ingest.workspace_state import CURATED, load_state as _load_state, save_state as _save_state
-from ..models import Card, Session, SourceRef, Turn, index_row, index_text, line_turn, now_iso
+from ..models import Card, Session, SourceRef, Turn, index_row, index_text, line_turn, now_iso, trust_class
 from ..store import tombstones
 
 if TYPE_CHECKING:
+    from ..safety.echo import Echoes
     from ..memory import Memory
 
 FORMAT = "workspace"
@@ -194,6 +195,28 @@ def moved(card: Card, session: Session, keyed: Keyed, version: str) -> Card:
     rel = session.title or session.id
     return card.model_copy(update={"sources": [SourceRef(session_id=session.id, turn_ids=[f"{version}:{keyed.entry.lines}"],
                                                          path=rel)]})
+
+
+def _following_content(memory: "Memory", plans: list["FilePlan"]) -> list["FilePlan"]:
+    """The plans with each trusted card that repeats a stranger's card `untrusted`
+    (ingest/provenance.py `stored_echoes`): an agent that writes what a stranger said in a
+    group chat into its daily note passes on the stranger's words, not its own."""
+    from ..ingest.provenance import stored_echoes
+
+    scopes = sorted({c.scope for p in plans for c in p.cards})
+    if not scopes:
+        return plans
+    with memory.reading("workspace sync (provenance)") as graph:
+        echoes = stored_echoes(graph, [*scopes, "shared"], now_iso())
+    return [replace(p, cards=following(echoes, p.cards)) for p in plans] if echoes else plans
+
+
+def following(echoes: "Echoes", cards: list[Card]) -> list[Card]:
+    """`cards` with each trusted one whose text repeats one of `echoes` (a stranger's cards)
+    `untrusted`: what sync does, and rebuild again after the conversations' cards are back."""
+    return [c.model_copy(update={"origin": "untrusted"})
+            if trust_class(c.origin) == "injectable" and echoes.repeated_in(f"{c.title}\n{c.content}") else c
+            for c in cards]
 
 
 def session_row(session: Session, path: str, stamp: str) -> dict[str, Any]:
@@ -412,6 +435,7 @@ def _plan(memory: "Memory", root: Path, agent_id: str, changed: dict[str, str], 
 
 
 def _apply(memory: "Memory", plans: list[FilePlan], report: dict[str, Any]) -> None:
+    plans = _following_content(memory, plans)
     cards = [c for p in plans for c in p.cards]
     vectors = memory.embedder.embed([index_text(c) for c in cards]) if cards else None
     stamp = now_iso()

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
+from ..models import trust_class
 from .periods import aware, containing, first_moment, period_of
 
 if TYPE_CHECKING:
@@ -32,7 +33,9 @@ TOP_TAGS = 5
 KINDS = {"day": "daily", "week": "weekly", "month": "monthly"}  # `alaya summary --period` -> bucket kind
 
 Sessions = list[tuple[str, datetime | None]]  # (id, when it started)
-Cards = list[tuple[str, str, str, float, list[str], datetime | None]]  # (id, title, type, importance, tags, when)
+# (id, title, type, importance, tags, when, shown): a card is a highlight only when it may be shown
+# unasked (docs/provenance.md, injectable): a stranger's card is counted, its title not shown
+Cards = list[tuple[str, str, str, float, list[str], datetime | None, bool]]
 
 
 def cache_path(memory: "Memory") -> Path:
@@ -49,8 +52,8 @@ def read(graph: "CardGraph") -> tuple[Sessions, Cards]:
     """What the buckets are computed from: every session and card, with when it happened."""
     sessions = [(s["id"], first_moment((s["started_at"], s["ingested_at"]), timezone.utc)) for s in graph.sessions()]
     times = graph.card_times()
-    cards = [(c.id, c.title, c.type, c.importance, c.tags, first_moment(times[c.id], timezone.utc))
-             for c in graph.card_headlines()]
+    cards = [(c.id, c.title, c.type, c.importance, c.tags, first_moment(times[c.id], timezone.utc),
+              trust_class(c.origin) == "injectable") for c in graph.card_headlines()]
     return sessions, cards
 
 
@@ -69,7 +72,7 @@ def compute(sessions: Sessions, cards: Cards, now: datetime, config: "Introspect
         for kind, key in keys(moment).items():
             if key in keep[kind]:
                 acc[kind][key]["sessions"].add(sid)
-    for cid, title, ctype, importance, tags, moment in cards:
+    for cid, title, ctype, importance, tags, moment, shown in cards:
         if moment is None:
             continue
         for kind, key in keys(moment).items():
@@ -79,7 +82,8 @@ def compute(sessions: Sessions, cards: Cards, now: datetime, config: "Introspect
             bucket["cards"] += 1
             bucket["types"][ctype or "concept"] += 1
             bucket["tags"].update(tags or [])
-            bucket["top"].append((-(importance or 0.0), title or cid))
+            if shown:
+                bucket["top"].append((-(importance or 0.0), title or cid))
     out: dict[str, Any] = {"computed_at": now.astimezone(timezone.utc).isoformat(timespec="seconds")}
     for kind in keep:
         out[kind] = [

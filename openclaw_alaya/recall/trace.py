@@ -17,7 +17,7 @@ def build_trace(card: CardRecord, sessions: dict[str, dict[str, Any] | None], ra
         if session is not None:
             found.append(turns_in_place(session, source.turn_ids, raw, sessions.get(source.session_id)))
     return TraceResult(card_id=card.id, title=card.title, content=card.content, type=card.type, sessions=found,
-                       forwarded_from=card.forwarded_from)
+                       forwarded_from=card.forwarded_from, origin=card.origin)
 
 
 def turns_in_place(session: Session, turn_ids: list[str], raw: RawStore,

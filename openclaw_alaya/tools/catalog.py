@@ -28,7 +28,7 @@ from ..models import trust_class
 from ..safety.output import for_model_json
 from ..text import estimate_tokens
 from . import openclaw
-from .openclaw import Answer
+from .openclaw import Answer, Caller
 
 if TYPE_CHECKING:
     from ..engine import Alaya
@@ -220,7 +220,7 @@ class Tool(NamedTuple):
     direct: bool  # catalogMode "direct-only": the model sees it without tool_search
     description: str
     params: type[BaseModel]
-    run: Callable[["Alaya", str, Any], Answer]
+    run: Callable[["Alaya", Caller, Any], Answer]
 
 
 OPENCLAW_TOOLS: dict[str, Tool] = {tool.name: tool for tool in (
@@ -266,8 +266,9 @@ def _schema(params: type[BaseModel]) -> dict[str, Any]:
 
 def run_tool(memory: "Alaya", name: str, event: dict[str, Any]) -> Answer:
     """The tool `name` run for `event` (as the plugin sends it); its text and details as the
-    model may see them (`safety.output`: every string, in one place for every tool)."""
-    from ..bridge.capture import agent_of
+    model may see them (`safety.output`: every string, in one place for every tool). The call
+    has its session's standing (`tool_caller`)."""
+    from ..bridge.capture import tool_caller
 
     tool = find_tool(name)
     params = event.get("params")
@@ -276,7 +277,8 @@ def run_tool(memory: "Alaya", name: str, event: dict[str, Any]) -> Answer:
     if not isinstance(params, dict):
         raise InputError(f"{name}: params must be a JSON object, got {type(params).__name__}")
     memory.dirs.require()
-    return for_model_json(tool.run(memory, agent_of(event), _checked(tool, params)))
+    checked = _checked(tool, params)
+    return for_model_json(tool.run(memory, Caller(*tool_caller(memory, event)), checked))
 
 
 def find_tool(name: str) -> "Tool":

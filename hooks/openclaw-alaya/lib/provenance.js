@@ -19,7 +19,7 @@ const KINDS_BY_TRIGGER = { cron: "cron", heartbeat: "heartbeat" };
 
 function prov() {
   const st = state();
-  if (!st.provenance) st.provenance = { runs: new Map(), children: new Map(), sessions: new Map() };
+  if (!st.provenance) st.provenance = { runs: new Map(), children: new Map(), sessions: new Map(), latest: new Map() };
   return st.provenance;
 }
 
@@ -56,6 +56,21 @@ export function noteRun(ctx) {
     inputProvenance: c.inputProvenance && typeof c.inputProvenance === "object" ? c.inputProvenance : undefined,
   };
   if (Object.values(run).some((v) => v !== undefined)) put(prov().runs, runId, run, MAX_RUNS);
+  const key = str(c.sessionKey);
+  if (key) put(prov().latest, key, runId, MAX_SESSIONS);
+}
+
+/**
+ * An agent tool call's provenance keys, so that alaya gives the call its session's standing (a
+ * memory_store from a group chat a stranger talks in is not the owner's): the tool's ctx
+ * (OpenClaw's tool context: `messageChannel`, `requesterSenderId`), else what the session's
+ * latest run noted (its trigger, sender, channel, inputProvenance; a sub-agent's parent).
+ */
+export function toolProvenanceOf(ctx, ownerIds = []) {
+  const c = ctx ?? {};
+  const sessionKey = str(c.sessionKey);
+  const runId = sessionKey ? prov().latest.get(sessionKey) : undefined;
+  return provenanceOf({}, { sessionKey, runId, senderId: str(c.requesterSenderId), channel: str(c.messageChannel) }, ownerIds);
 }
 
 /** subagent_spawned: the child's session key → the requester's session. */

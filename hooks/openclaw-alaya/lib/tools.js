@@ -11,6 +11,7 @@
 // (openclaw_alaya/tools/catalog.py), written to tool-schemas.json by
 // `python -m openclaw_alaya.cli.generated` and checked against it in CI (tests/test_generated.py).
 import { readFileSync } from "node:fs";
+import { ownerIdsOf, toolProvenanceOf } from "./provenance.js";
 
 export const TOOLS = Object.freeze(
   JSON.parse(readFileSync(new URL("./tool-schemas.json", import.meta.url), "utf8")).tools,
@@ -47,8 +48,10 @@ export function withRecallEvidence(name, text, details) {
   return details;
 }
 
-/** One concrete tool for a run; ctx is OpenClaw's tool context (agentId, sessionKey, sessionId). */
-export function makeTool(spec, ctx, cfg, call, log) {
+/** One concrete tool for a run; ctx is OpenClaw's tool context (agentId, sessionKey, sessionId,
+ * messageChannel, requesterSenderId), sent with the provenance keys capture sends (alaya gives
+ * the call its session's standing); `ownerIds` is `commands.ownerAllowFrom`. */
+export function makeTool(spec, ctx, cfg, call, log, ownerIds = []) {
   return {
     name: spec.name,
     label: spec.label,
@@ -56,7 +59,8 @@ export function makeTool(spec, ctx, cfg, call, log) {
     parameters: spec.parameters,
     ...(spec.direct ? { catalogMode: "direct-only" } : {}),
     async execute(_toolCallId, params) {
-      const payload = { agentId: ctx.agentId, sessionKey: ctx.sessionKey, sessionId: ctx.sessionId, params: declared(params, spec) };
+      const payload = { ...toolProvenanceOf(ctx, ownerIds), agentId: ctx.agentId, sessionKey: ctx.sessionKey,
+        sessionId: ctx.sessionId, params: declared(params, spec) };
       try {
         return toResult(spec.name, await call(["hook", "tool", spec.name], payload, cfg.toolTimeoutMs));
       } catch (err) {
@@ -73,6 +77,6 @@ export function makeTool(spec, ctx, cfg, call, log) {
 export function registerTools(api, cfg, call, log) {
   if (typeof api.registerTool !== "function") return;
   for (const spec of TOOLS) {
-    api.registerTool((ctx) => makeTool(spec, ctx ?? {}, cfg, call, log), { name: spec.name });
+    api.registerTool((ctx) => makeTool(spec, ctx ?? {}, cfg, call, log, ownerIdsOf(api)), { name: spec.name });
   }
 }

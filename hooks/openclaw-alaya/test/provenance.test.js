@@ -18,6 +18,7 @@ import {
   forgetRun,
   ownerIdsOf,
   provenanceOf,
+  toolProvenanceOf,
 } from "../lib/provenance.js";
 
 const FAKE = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "fake-alaya.sh");
@@ -207,4 +208,18 @@ test("plugin: with injection on, its before_prompt_build notes the run too (one 
   assert.equal(payload.sessionKind, "heartbeat");
   assert.equal(payload.trigger, "heartbeat");
   assert.deepEqual(payload.inputProvenance, ip);
+});
+
+test("a tool call carries its session's provenance: the tool ctx's sender and channel, the latest run's trigger and input (issue 30 class 3)", () => {
+  const group = "agent:main:telegram:group:-100123";
+  noteRun({ runId: "g1", agentId: "main", sessionKey: group, sessionId: "s-g", trigger: "user", senderId: "mallory", channel: "telegram" });
+  assert.deepEqual(toolProvenanceOf({ agentId: "main", sessionKey: group, sessionId: "s-g" }, ["telegram:1"]),
+    { trigger: "user", senderId: "mallory", channel: "telegram", ownerIds: ["telegram:1"] });
+  // OpenClaw's tool context names the requester itself: that wins over the run noted before
+  assert.deepEqual(toolProvenanceOf({ sessionKey: group, requesterSenderId: "1", messageChannel: "telegram" }),
+    { trigger: "user", senderId: "1", channel: "telegram" });
+  noteRun({ runId: "c1", sessionKey: CRON_KEY, trigger: "cron" });
+  assert.deepEqual(toolProvenanceOf({ sessionKey: CRON_KEY }), { sessionKind: "cron", trigger: "cron" });
+  assert.deepEqual(toolProvenanceOf({ sessionKey: CHILD }), { sessionKind: "subagent" });
+  assert.deepEqual(toolProvenanceOf({}), {});
 });

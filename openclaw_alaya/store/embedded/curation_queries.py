@@ -153,4 +153,4 @@ class CurationQueries:
         return CardPage(cards=cards, total=total, offset=offset, limit=limit)
 
     def card_headlines(self) -> list[CardHeadline]:
-        return [CardHeadline(*row) for row in self._rows("MATCH (c:Card) RETURN c.id, c.title, c.type, c.importance, c.tags")]
+        return [CardHeadline(*row) for row in self._rows("MATCH (c:Card) RETURN c.id, c.title, c.type, c.importance, c.tags, c.origin")]

@@ -44,6 +44,7 @@ class CardHeadline(NamedTuple):
     type: str | None
     importance: float | None
     tags: list[str] | None
+    origin: str | None = None  # docs/provenance.md: only injectable cards give highlights
 
 
 class CurationGraph(Protocol):
