@@ -268,6 +268,11 @@ class BackupConfig(_Section):
     dest: str | None = None  # default: <data dir>/backups
     format: Literal["tar.gz", "dir"] = "tar.gz"  # one alaya-<stamp>.tar.gz, or a folder alaya-<stamp>/
 
+    def folder(self, root: Path, dest: str | Path | None = None) -> Path:
+        """Where backups of the data directory `root` go: `dest`, else `backup.dest`, else
+        `<root>/backups` (maintenance/backup.py; crash recovery clears killed backups there)."""
+        return Path(dest or self.dest or root / "backups").expanduser().resolve()
+
 
 def _regex(value: str, subject: str) -> str:
     """The value, when it compiles as a regular expression; `subject` starts the error."""

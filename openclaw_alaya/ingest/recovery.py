@@ -3,8 +3,10 @@ lock runs `recover` under the write lock at the start of the next write hold (a 
 nothing: it reads the layers as they are, or refuses a store it cannot read as it is), and
 `check` lists the same disagreements without fixing them (`alaya verify`, the crash tests).
 
-First, a swap of rebuilt stores cut off between its renames is finished (store/ports/scratch.py). Then
-two reconciliations, in write order:
+First, a swap of rebuilt stores cut off between its renames is finished (store/ports/scratch.py),
+and the work folders of killed rebuilds, reembeds, introspects and backups are removed
+(store/workdirs.py: they hold copies of the store, so text forgotten since would outlive the
+forget). Then two reconciliations, in write order:
 
 1. L3 → L2 sessions: every session file without a `Session` node, and every session file
    changed since the oldest dead write began, gets its node from the file (turn count, path;
@@ -22,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import DamagedStoreError
 from ..models import index_row, index_text, now_iso
+from ..store import workdirs
 from ..store.fsutil import append_line
 from ..store import tombstones
 from ..store.journal import Journal, checkpoint_cut_off
@@ -38,9 +41,12 @@ def recover(memory: "Memory", finish_purges: "Callable[[Memory], int] | None" = 
     names `alaya rebuild`, which derives both again from L3. `finish_purges` carries out the
     forgets a dead process left (curate/purge.py, handed down by the engine), after a cut-off
     swap and before the sessions are reconciled (a session it deletes is not brought back)."""
-    swapped = memory.storage.scratch().roll_forward()
+    scratch = memory.storage.scratch()
+    swapped = scratch.roll_forward()
     if swapped:
         memory.reopen_index()  # the tables this process may have open were just replaced
+    scratch.clear_leftovers()  # killed builds aside: copies of the store, forgotten text included
+    workdirs.sweep(memory.config.backup.folder(memory.dirs.root), workdirs.BACKUP)  # and killed backups
     purges = finish_purges(memory) if finish_purges is not None else 0
     journal = Journal(memory.dirs.journal)
     records = journal.records()

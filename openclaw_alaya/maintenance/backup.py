@@ -3,11 +3,13 @@ layout" and "The lock protocol"), by default as one archive, `alaya-<UTC stamp>.
 seed's contract), or with `format="dir"` as a folder `alaya-<UTC stamp>/`.
 
 Copied under the shared lock (the scratch port's `copy_store`, store/ports/scratch.py), so no
-write is half-applied in the copy while recalls go on, into a hidden temporary folder; the
-archive is then packed from that folder with the lock released (compression is the slow part),
-written to a hidden temporary file and renamed when complete, so a listed backup is always
-whole. Locks, sockets, other backups and what rebuilds, reembeds and introspect build aside are
-left out. The archive holds one folder, `alaya-<stamp>/`, which is a data directory itself:
+write is half-applied in the copy while recalls go on, into a work folder of this process in
+the destination, `.backup-<pid>-<ns>/` (store/workdirs.py); the archive is then packed from the
+copy with the lock released (compression is the slow part), into the same folder, and renamed
+out of it when complete, so a listed backup is always whole. A killed backup's folder (a plain
+copy of the store) is removed by the next backup and by the next write-lock hold (crash
+recovery), so it outlives no `alaya forget`. Locks, sockets, other backups and what rebuilds,
+reembeds and introspect build aside are left out. The archive holds one folder, `alaya-<stamp>/`, which is a data directory itself:
 `tar -xzf alaya-<stamp>.tar.gz -C DIR`, then `alaya --data-dir DIR/alaya-<stamp> recall …` (or
 move it to `~/.alaya`). Keeps the newest `backup.keep` backups, archives and folders counted
 together.
@@ -24,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
+from ..store import workdirs
 from ..store.fsutil import FILE_MODE, ensure_dir, fsync_dir
 
 if TYPE_CHECKING:
@@ -41,7 +44,7 @@ def backup(memory: "Memory", dest: str | Path | None = None, keep: int | None = 
     if format not in FORMATS:
         raise InputError(f"unknown backup format {format!r}: use {' or '.join(FORMATS)}")
     root = memory.dirs.root
-    target_dir = Path(dest or memory.config.backup.dest or root / "backups").expanduser().resolve()
+    target_dir = memory.config.backup.folder(root, dest)
     if target_dir == root or root.is_relative_to(target_dir):
         raise InputError(f"backup destination {target_dir} contains the data directory")
     keep = memory.config.backup.keep if keep is None else keep
@@ -50,23 +53,22 @@ def backup(memory: "Memory", dest: str | Path | None = None, keep: int | None = 
     ensure_dir(target_dir)
     stamp = (now or datetime.now(timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
     name, n = PREFIX + stamp, 1
-    while (target_dir / name).exists() or (target_dir / (name + ARCHIVE)).exists():
+    workdirs.sweep(target_dir, workdirs.BACKUP)  # what killed backups left
+    work = workdirs.make(target_dir, workdirs.BACKUP)
+    while _taken(target_dir, name):
         n += 1
         name = f"{PREFIX}{stamp}-{n}"
     final = target_dir / (name + ARCHIVE if format == "tar.gz" else name)
-    staging = target_dir / f".{name}.partial"
-
+    staging = work / name
     try:
         with memory.reading("backup"):
             memory.storage.scratch().copy_store(staging, leave_out=target_dir)
         if format == "tar.gz":
-            _pack(staging, name, final)
-            shutil.rmtree(staging, ignore_errors=True)
-        else:
-            staging.rename(final)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+            _pack(staging, name, work / final.name)
+        os.replace(work / final.name, final)
+        fsync_dir(target_dir)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     removed = []
     copies = sorted((p for p in target_dir.iterdir() if _NAME.fullmatch(p.name) and (p.is_dir() or p.is_file())),
                     key=lambda p: p.name.removesuffix(ARCHIVE))
@@ -80,19 +82,18 @@ def backup(memory: "Memory", dest: str | Path | None = None, keep: int | None = 
     return {"path": str(final), "bytes": size, "removed": removed, "kept": min(len(copies), keep), "format": format}
 
 
-def _pack(folder: Path, name: str, final: Path) -> None:
-    """`folder` as `final` (a .tar.gz holding it as `name/`): written to a hidden owner-only
-    temporary file, synced, renamed into place."""
-    partial = final.with_name(f".{final.name}.partial")
-    try:
-        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
-        with os.fdopen(fd, "wb") as handle:
-            with tarfile.open(fileobj=handle, mode="w:gz", compresslevel=6) as archive:
-                archive.add(folder, arcname=name)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(partial, final)
-        fsync_dir(final.parent)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
+def _taken(target_dir: Path, name: str) -> bool:
+    """A backup named `name` exists, or another backup running now is making it."""
+    if (target_dir / name).exists() or (target_dir / (name + ARCHIVE)).exists():
+        return True
+    return any((p / name).exists() for p in target_dir.glob(f".{workdirs.BACKUP}-*"))
+
+
+def _pack(folder: Path, name: str, archive_path: Path) -> None:
+    """`folder` as `archive_path` (a .tar.gz holding it as `name/`), owner-only and synced."""
+    fd = os.open(archive_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+    with os.fdopen(fd, "wb") as handle:
+        with tarfile.open(fileobj=handle, mode="w:gz", compresslevel=6) as archive:
+            archive.add(folder, arcname=name)
+        handle.flush()
+        os.fsync(handle.fileno())

@@ -1,5 +1,5 @@
 """The embedded side of the scratch port (store/ports/scratch.py): work folders beside the
-stores (aside.py), the renames that install them in one step (swap.py), the shadow copy of the
+stores (store/workdirs.py), the renames that install them in one step (swap.py), the shadow copy of the
 graph (shadow.py), and the data directory copied file by file for a backup."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import aside, swap
+from .. import workdirs
+from . import swap
 
 if TYPE_CHECKING:  # Kuzu and LanceDB load only when a build or copy opens them
     from ..datadir import DataDir
@@ -61,8 +62,8 @@ class EmbeddedScratch:
     def staged(self, kind: str, *, graph: bool) -> Iterator[_Staged]:
         """A work folder `.<kind>-<pid>-<ns>/`, after the folders killed builders of `kind` left
         are removed; removed at the end (with the old stores, once installed)."""
-        aside.sweep(self.dirs.root, kind)
-        folder = aside.make(self.dirs.root, kind)
+        workdirs.sweep(self.dirs.root, kind)
+        folder = workdirs.make(self.dirs.root, kind)
         try:
             yield _Staged(self.dirs.root, folder, graph)
         finally:
@@ -82,6 +83,9 @@ class EmbeddedScratch:
     def roll_forward(self) -> bool:
         return swap.finish(self.dirs.root)
 
+    def clear_leftovers(self) -> None:
+        workdirs.sweep(self.dirs.root)  # every kind, of processes that are gone
+
     def copy_store(self, dest: Path, *, leave_out: Path) -> None:
         """The data directory copied as it is (links as links), without its locks, special
         files, backups, work folders and `leave_out`."""
@@ -92,7 +96,7 @@ class EmbeddedScratch:
             skipped = {x for x in names if x in _LOCKS or _special(here / x)}
             if here == root:
                 skipped.add(_BACKUPS)
-                skipped.update(x for x in names if aside.is_aside(x))  # half-built or thrown-away stores
+                skipped.update(x for x in names if workdirs.is_workdir(x))  # half-built or thrown-away stores
             skipped.update(x for x in names if (here / x).resolve() == leave_out)
             return skipped
 

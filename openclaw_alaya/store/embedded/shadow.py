@@ -12,7 +12,7 @@ as usual, and the write lock is held only to swap the copy in (a rename) and wri
   inode, size and file times, and no WAL. Otherwise a writer came in
   between, and batch.py applies the batch to the graph itself, under the lock, as it would
   without a copy (the copy is thrown away: the writer's change is never lost).
-- The copy lives in a work folder `.introspect-graph-<pid>-<ns>/` (aside.py): the same
+- The copy lives in a work folder `.introspect-graph-<pid>-<ns>/` (store/workdirs.py): the same
   filesystem, so the swap is one atomic rename, and a folder of its own, so Kuzu's sidecar
   files for the copy (`.wal`, `.shadow`) are never taken for the graph's. A process that dies
   leaves its folder behind; the next copy removes the folders of processes that are gone.
@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import workdirs
 from ..fsutil import FILE_MODE, fsync_dir
-from . import aside
 from .graph import GraphStore, version
 
 if TYPE_CHECKING:
@@ -86,13 +86,13 @@ def take(dirs: "DataDir", hold: AbstractContextManager[Any]) -> Copy | None:
     here); None when it cannot be copied now (a WAL waits, or the disk refuses): the batch is
     then applied in place."""
     root, graph = dirs.root, dirs.graph
-    aside.sweep(root, KIND)
+    workdirs.sweep(root, KIND)
     with hold:
         base = identity(graph)
         if base is None:
             return None
         try:
-            copy = Copy(aside.make(root, KIND), graph, base)
+            copy = Copy(workdirs.make(root, KIND), graph, base)
         except OSError:
             return None
         try:

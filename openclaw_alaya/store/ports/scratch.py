@@ -60,7 +60,7 @@ class Scratch(Protocol):
     def staged(self, kind: str, *, graph: bool) -> AbstractContextManager[StagedStores]:
         """New stores built aside for `kind` ("rebuild", "reembed"): a new graph and index
         with `graph`, else a new index alone. What is not installed by the end of the block is
-        thrown away (what a killed builder left is removed by the next builder of its kind)."""
+        thrown away (what a killed builder left: `clear_leftovers`)."""
 
     def graph_draft(self, hold: AbstractContextManager[Any]) -> AbstractContextManager[GraphDraft | None]:
         """A private copy of the graph, taken inside `hold` (the caller's read-lock hold, not
@@ -70,6 +70,10 @@ class Scratch(Protocol):
     def roll_forward(self) -> bool:
         """Under the write lock, before anything else: finish an install that a killed process
         cut off (to the new stores); False when there was none."""
+
+    def clear_leftovers(self) -> None:
+        """Under the write lock, after `roll_forward`: throw away what killed builders left
+        aside (half-built or replaced stores: copies that may hold text forgotten since)."""
 
     def copy_store(self, dest: Path, *, leave_out: Path) -> None:
         """Under the read lock: a consistent copy of the whole store into the new folder `dest`,
