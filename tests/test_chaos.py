@@ -20,11 +20,10 @@ What the schedule tracks:
   with no tombstone, or gone with their text;
 - a session sent again (OpenClaw re-sends the history): nothing new, a forgotten one refused.
 
-Checks that today's main fails for reasons other helpers are fixing are xfail(strict=False),
-each naming its class: forgotten text left in graph.kuzu, lancedb/, state/ and so in backups and
-at session start (class 1), a killed forget (class 6), unindexed or duplicated cards after a cut
-distill (class 13). The rest fail on main for what a killed rebuild, reembed, introspect or
-backup left behind (tests/test_killed_leftovers.py) and pass now.
+On the code before issue 30 these checks failed for forgotten text left in graph.kuzu, lancedb/,
+state/ and so in backups and at session start (class 1), a killed forget (class 6), unindexed or
+duplicated cards after a cut distill (class 13), and what a killed rebuild, reembed, introspect
+or backup left behind (tests/test_killed_leftovers.py).
 
 The run happens once (module fixture); each test asserts one of those and prints the seed.
 `ALAYA_CHAOS_SEED=<seed>` replays a schedule (the kill delays follow it; where they land depends
@@ -510,7 +509,6 @@ def test_verify_is_clean_after_recovery(chaos):
     expect_none(chaos, "verify")
 
 
-@pytest.mark.xfail(strict=False, reason="issue 30 class 13 (a cut-off distill leaves cards unindexed): hdisk's area")
 def test_verify_finds_every_card_indexed(chaos):
     """Issue 30 class 13, under kill -9: no card is left out of L1 by a killed distill."""
     expect_none(chaos, "verify_index")
@@ -522,7 +520,6 @@ def test_nothing_acknowledged_is_lost(chaos):
     expect_none(chaos, "acked_lost")
 
 
-@pytest.mark.xfail(strict=False, reason="issue 30 class 6 (a kill inside forget --purge-raw): hforget's area")
 def test_a_killed_forget_is_all_or_nothing(chaos):
     """Issue 30 class 6: a forget killed at any point leaves, once the next command ran, either
     everything (no tombstone) or nothing (tombstone, no card, no text in raw/)."""
@@ -534,8 +531,6 @@ def test_nothing_purged_is_recalled_or_injected(chaos):
     expect_none(chaos, "purged_recalled")
 
 
-@pytest.mark.xfail(strict=False, reason="issue 30 class 1 (the summary's recent sessions keep forgotten text): "
-                                        "forget's area (hforget)")
 def test_nothing_purged_is_shown_at_session_start(chaos):
     """Issue 30 class 1, under kill -9: no purged text in `hook session-start`'s output."""
     expect_none(chaos, "purged_at_session_start")
@@ -547,14 +542,11 @@ def test_nothing_purged_is_left_in_raw_journal_or_work_folders(chaos):
     expect_none(chaos, "purged_in_files")
 
 
-@pytest.mark.xfail(strict=False, reason="issue 30 class 1 (forgotten text stays in graph.kuzu, lancedb/ and "
-                                        "state/ summaries): forget's area (hforget)")
 def test_nothing_purged_is_left_in_the_graph_index_or_summaries(chaos):
     """Issue 30 class 1, under kill -9: the byte scan of graph.kuzu, lancedb/ and state/."""
     expect_none(chaos, "purged_in_store_files")
 
 
-@pytest.mark.xfail(strict=False, reason="issue 30 class 13 (a cut-off distill, run again, makes duplicates): hdisk's area")
 def test_no_fact_is_stored_twice(chaos):
     """Issue 30 class 13, under kill -9: a distill or capture cut off and run again (or the same
     messages sent again) gives one card per fact, as an uninterrupted run does."""
@@ -573,8 +565,6 @@ def test_backups_started_after_a_purge_do_not_hold_it_and_the_newest_verifies(ch
     expect_none(chaos, "backup")
 
 
-@pytest.mark.xfail(strict=False, reason="issue 30 class 1 (forgotten text stays in graph.kuzu, lancedb/ and "
-                                        "state/, so backups copy it): forget's area (hforget)")
 def test_backups_started_after_a_purge_do_not_copy_it_from_the_graph_index_or_summaries(chaos):
     """Issue 30 class 1, through backups: the copy of graph.kuzu, lancedb/ and state/ in a
     backup begun after a purge holds no purged text."""

@@ -5,7 +5,7 @@ Kuzu does not give deleted rows' bytes back: measured with Kuzu 0.11.3, a delete
 stays in `graph.kuzu` after `CHECKPOINT`, after closing, and after later writes, until its page
 happens to be reused. There is no vacuum. So the purge copies the live rows into a new file
 (`EXPORT DATABASE` to Parquet, `IMPORT DATABASE` into an empty graph: the same schema, the
-same rows) in a work folder beside the graph (aside.py), and renames it over `graph.kuzu`:
+same rows) in a work folder beside the graph (store/workdirs.py), and renames it over `graph.kuzu`:
 one atomic rename, so a kill leaves the old graph or the new one. The old one still holds
 the text, but the purge that called this is recorded (store/journal.py, `Journal.intend`)
 and is carried out again, this step included, by the next process. The work folder (the
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import kuzu
 
 from ..fsutil import FILE_MODE, fsync_dir
-from . import aside
+from .. import workdirs
 from .graph import GraphStore
 
 if TYPE_CHECKING:
@@ -37,8 +37,8 @@ def scrub_graph(dirs: "DataDir") -> None:
     root, graph = dirs.root, dirs.graph
     if not graph.is_file():
         return
-    aside.sweep(root, KIND)
-    folder = aside.make(root, KIND)
+    workdirs.sweep(root, KIND)
+    folder = workdirs.make(root, KIND)
     try:
         export, fresh = folder / "export", folder / graph.name
         with GraphStore(graph, read_only=False) as store:  # read-write: a waiting WAL is replayed first
