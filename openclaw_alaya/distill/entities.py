@@ -18,13 +18,14 @@ CJK_RE = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _CJK_CLASS = "\u3400-\u9fff\uf900-\ufaff"
 
 _URL_RE = re.compile(r"\bhttps?://([A-Za-z0-9.-]+)(?::\d+)?[^\s<>()\"'，。]*", re.I)
-# Linear on any input (issue 30 class 9): each path segment is taken whole (`++`: the character
-# after a run of segment characters is never one, so nothing is lost), and a relative path starts
+# Linear on any input (issue 30 class 9): a segment given back is never followed by `/` (the
+# character after a run of segment characters is never one), so each try fails at once; no
+# possessive quantifier, which Python 3.10 does not have (requires-python); a relative path starts
 # only where a run of segment characters starts, not at each `-` or `.` inside one (a start inside
 # a run that failed from the run's start fails too: there were as many tries as characters).
 _PATH_RE = re.compile(
-    r"(?<![\w/:.])(?:~|\.{1,2})?/(?:[\w.@+-]++/)*[\w.@+-]+/?"
-    r"|(?<![\w.@+/-])(?:[\w.@+-]++/)+[\w.@+-]+\.[A-Za-z0-9]{1,6}\b"
+    r"(?<![\w/:.])(?:~|\.{1,2})?/(?:[\w.@+-]+/)*[\w.@+-]+/?"
+    r"|(?<![\w.@+/-])(?:[\w.@+-]+/)+[\w.@+-]+\.[A-Za-z0-9]{1,6}\b"
 )
 _FILE_RE = re.compile(
     r"(?<![\w/.-])[\w-]+(?:\.[\w-]+)*\.(?:py|js|mjs|ts|tsx|jsx|json|jsonl|yaml|yml|toml|md|txt|conf|cfg|ini|sh|sql|log|csv|rs|go|java|c|h|cpp|hpp|html|css|lock|env|kuzu|db|sqlite|parquet|lance|service|xml|ipynb|rb|php)\b"
@@ -33,7 +34,7 @@ _VERSION_RE = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)+(?:[-+][\w.]+)?\b|(?<![
 # "Python 3.12", "node-18.2": a name run, then a version after a space or the run's last `-`.
 # Found run by run (`named_versions`), not by one pattern: `\b[A-Za-z][\w+#-]*[ -]v?\d…` backtracked
 # through every `-` of a run from every start inside it, quadratic in the run (issue 30 class 9).
-_NAME_RUN_RE = re.compile(r"(?<!\w)[A-Za-z][\w+#-]*+")
+_NAME_RUN_RE = re.compile(r"(?<!\w)[A-Za-z][\w+#-]*")
 _VERSION_AT_RE = re.compile(r"v?(\d+(?:\.\d+)+)\b")
 _CODE_RE = re.compile(r"`([^`\n]{2,60})`")
 # Hyphenated identifiers: "eu-central-1", "bge-m3", "billing-api".
@@ -41,7 +42,7 @@ _CODE_RE = re.compile(r"`([^`\n]{2,60})`")
 # digit or names a kind of service. The run is found by a pattern and its parts checked one by one:
 # one pattern with a starred part on each side of the marked one tried every split of a run that
 # ends in `-`, quadratic in its parts (issue 30 class 9).
-_HYPHEN_RUN_RE = re.compile(r"(?<![\w.-])[a-z][a-z0-9]*+(?:-[a-z0-9]++)++(?![\w-])")
+_HYPHEN_RUN_RE = re.compile(r"(?<![\w.-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w-])")
 _HYPHEN_MARK_RE = re.compile(r"[a-z]*\d[a-z0-9]*|api|service|server|db|worker|bot|cli|sdk|app|svc|proxy|gateway|cluster|prod|staging")
 _SNAKE_RE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
 _QUOTED_RE = re.compile(r"[「『“《\"]([^」』”》\"\n]{1,24})[」』”》\"]")
