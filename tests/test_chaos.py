@@ -542,7 +542,6 @@ def test_nothing_purged_is_left_in_raw_journal_or_work_folders(chaos):
     expect_none(chaos, "purged_in_files")
 
 
-@pytest.mark.xfail(strict=False, reason="open: a purge that lands while rebuild or reembed builds its copy outside the lock is undone by the copy's swap (seed 303477162); issue 30 class 1 under kill -9")
 def test_nothing_purged_is_left_in_the_graph_index_or_summaries(chaos):
     """Issue 30 class 1, under kill -9: the byte scan of graph.kuzu, lancedb/ and state/."""
     expect_none(chaos, "purged_in_store_files")
@@ -566,7 +565,6 @@ def test_backups_started_after_a_purge_do_not_hold_it_and_the_newest_verifies(ch
     expect_none(chaos, "backup")
 
 
-@pytest.mark.xfail(strict=False, reason="open: a purge that lands while rebuild or reembed builds its copy outside the lock is undone by the copy's swap (seed 303477162); issue 30 class 1 under kill -9")
 def test_backups_started_after_a_purge_do_not_copy_it_from_the_graph_index_or_summaries(chaos):
     """Issue 30 class 1, through backups: the copy of graph.kuzu, lancedb/ and state/ in a
     backup begun after a purge holds no purged text."""

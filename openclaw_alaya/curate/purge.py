@@ -60,6 +60,13 @@ def finish_cut_off(memory: "Memory") -> int:
     return len(waiting)
 
 
+def redo(memory: "Memory", records: list[Record]) -> int:
+    """Under the write hold: carry out again forgets that landed while a copy of the stores was
+    built from before them (`alaya rebuild`), on the copy just swapped in; how many turns' text
+    went (none: L3 had it done already)."""
+    return _apply(memory, records)
+
+
 def _apply(memory: "Memory", records: list[Record]) -> int:
     """Steps 2 to 6 (the caller holds the write lock); each finds what is left to do."""
     card_ids = [str(r["id"]) for r in records if r.get("kind") == "card"]

@@ -32,6 +32,7 @@ import numpy as np
 from pydantic import ValidationError
 
 from .. import redact
+from ..curate import purge
 from ..distill.plan import DistillPlan, apply, prepare
 from ..errors import DamagedStoreError
 from ..models import (
@@ -140,6 +141,7 @@ def rebuild(memory: "Memory", *, now: Any = None) -> dict[str, Any]:
     except DamagedStoreError as exc:
         usage = {}
         report["note"] = f"usage counts not carried over: {exc}"
+    forgotten_before = len(tombstones.read(memory.raw))
     with memory.storage.scratch().staged(KIND, graph=True) as stores:
         build = _Build(memory, stores, as_datetime(now))
         build.catch_up(report, usage)  # everything, outside the lock
@@ -149,6 +151,10 @@ def rebuild(memory: "Memory", *, now: Any = None) -> dict[str, Any]:
         with memory.writing("rebuild (swap in the new graph and index)", change_graph=False):
             build.catch_up(report)  # the few captured since the last look, so a busy store still rebuilds
             stores.install()
+            late = tombstones.read(memory.raw)[forgotten_before:]
+            if late:  # forgets that landed while the copy was built: the copy still holds what they took
+                memory.reopen_index()
+                purge.redo(memory, late)
         memory.reopen_index()  # the cached L1 handle points at the old tables
         return report
 
