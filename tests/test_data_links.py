@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from helpers import session_json, tree_digest
 
-SECRET = "The vault combination is 8812 and Priya decided we use Postgres."
+SECRET = "The vault sits in room 8812 and Priya decided we use Postgres."  # no secret shape: the redactor keeps those out
 
 
 def cli(data: Path, *args: str, stdin: bytes = b"") -> subprocess.CompletedProcess:

@@ -22,12 +22,13 @@ from test_redaction import file_bytes
 
 from helpers import session_json, unpack_backup
 
-NOTE = "My home alarm code is 4711."
+# (not a secret shape: the redactor would keep "alarm code is 4711" out of the store altogether)
+NOTE = "My secret hiking spot is the Kestrel Ridge loop above Wexley."
 GONE = [("user", "We decided the vault passphrase is Quokka-Marmalade, the auditor chose it."),
         ("assistant", "Noted: Quokka-Marmalade opens the vault, and the auditor keeps the paper copy.")]
 KEEP = [("user", "We decided to cap the pgbouncer pool at 40 because billing ran out of connections."),
         ("assistant", "Gotcha: pgbouncer transaction mode breaks prepared statements.")]
-NOTE_TEXT = ["alarm code is 4711"]
+NOTE_TEXT = ["Kestrel Ridge", "Wexley"]
 SESSION_TEXT = ["Quokka-Marmalade", "quokka-marmalade", "Quokka", "quokka", "the auditor chose it"]
 KEPT_TEXT = "pgbouncer"
 EVENT = {"agentId": "main", "sessionKey": "agent:main:main", "sessionId": "s-now"}
@@ -35,12 +36,12 @@ EVENT = {"agentId": "main", "sessionKey": "agent:main:main", "sessionId": "s-now
 # answers), then every surface; `{card}` is the forgotten card's id.
 SURFACES = [
     ("hook", "session-start"), ("hook", "tool", "memory_search"), ("hook", "tool", "memory_get"),
-    ("recall", "alarm code vault passphrase auditor Quokka", "--json"), ("recall", "4711"),
+    ("recall", "hiking spot Kestrel vault passphrase auditor Quokka", "--json"), ("recall", "Wexley"),
     ("get", "{card}"), ("list", "--json"), ("trace", "{card}"), ("summary", "--json"),
     ("entities", "--json"), ("status", "--json"), ("verify", "--json"), ("export",), ("backup",),
 ]
-STDIN = {"session-start": {**EVENT, "prompt": "what is my alarm code and the vault passphrase?"},
-         "memory_search": {**EVENT, "params": {"query": "alarm code vault passphrase Quokka-Marmalade"}},
+STDIN = {"session-start": {**EVENT, "prompt": "where is my hiking spot and what is the vault passphrase?"},
+         "memory_search": {**EVENT, "params": {"query": "hiking spot Kestrel Ridge vault passphrase Quokka-Marmalade"}},
          "memory_get": {**EVENT, "params": {"ids": ["{card}", "s-gone#t1", "s-gone#t2"]}}}
 CHECKER = """
 import contextlib, io, json, sys

@@ -76,7 +76,7 @@ def daemon():
         return json.loads(sock.recv(65536) or b"null")
     except socket.timeout:
         sock.settimeout(30)
-    sock.sendall(json.dumps({"v": 1, "op": "run", "argv": ["--data-dir", data, "recall", "vault PIN", "--json"]}).encode() + b"\n")
+    sock.sendall(json.dumps({"v": 1, "op": "run", "argv": ["--data-dir", data, "recall", "staging vault", "--json"]}).encode() + b"\n")
     sock.shutdown(socket.SHUT_WR)
     reply = b""
     while chunk := sock.recv(65536):
@@ -130,8 +130,8 @@ def test_a_second_local_user_can_neither_read_nor_write_memory_by_any_surface(in
     hold on their own."""
     data = open_parent / "data"
     ok(alaya(data, "init"))
-    ok(alaya(data, "remember", "The vault PIN for staging is 8812."))
-    ok(alaya(data, "hook", "session-start", stdin=b'{"prompt": "what is the vault PIN?"}'))  # writes state/
+    ok(alaya(data, "remember", "The staging vault sits in room 8812."))
+    ok(alaya(data, "hook", "session-start", stdin=b'{"prompt": "where is the staging vault?"}'))  # writes state/
     ok(alaya(data, "serve", "start"))
     try:
         with http_server(data) as url:
@@ -157,6 +157,6 @@ def test_a_second_local_user_can_neither_read_nor_write_memory_by_any_surface(in
             assert tree_digest(data / "raw") == before  # nothing of hers got in
     finally:
         alaya(data, "serve", "stop")
-    start = ok(alaya(data, "hook", "session-start", stdin=b'{"prompt": "what is the vault PIN?"}'))
+    start = ok(alaya(data, "hook", "session-start", stdin=b'{"prompt": "where is the staging vault?"}'))
     assert "8812" in start and "curl" not in start
     assert json.loads(ok(alaya(data, "status", "--json")))["cards"] == 1

@@ -273,12 +273,12 @@ def default_sections(memory: "Memory", request: StartRequest) -> list[Section]:
         return []
     relevant: list[Item] = []
     prompt = " ".join((request.prompt or "").split())
+    damaged: DamagedStoreError | None = None
     if prompt and request.max_cards:
         try:
             result = memory.recall(prompt, scope=request.agent_id, top_k=request.max_cards, origins=injectable(memory))
         except DamagedStoreError as exc:  # the index: the graph's hottest and newest cards stand in
-            print(f"alaya: warning: hook session-start: {exc}", file=sys.stderr)
-            result = None
+            damaged, result = exc, None
         relevant = [_card_item(n.card_id, n.type, n.title, n.content, None, request.card_chars)
                     for n in (result.nodes if result else [])]
     clock = request.now or datetime.now(timezone.utc)
@@ -293,6 +293,8 @@ def default_sections(memory: "Memory", request: StartRequest) -> list[Section]:
             hot = graph.top_cards(scopes, by="hot", limit=request.max_cards, now=now, origins=injectable(memory))
             recent = graph.top_cards(scopes, by="recent", limit=request.max_cards, now=now, origins=injectable(memory))
             fallback = _interleave(hot, recent, request.max_cards)
+    if damaged is not None:  # said once the graph answered (a damaged graph is the hook's one warning)
+        print(f"alaya: warning: hook session-start: {damaged}", file=sys.stderr)
     shown = {i.id for i in working.items if i.id} if working else set()  # the working tier has them already
     sections = [working, recent_sessions_section(summary, request, clock), summary_section(summary)]
     if triggered:

@@ -20,7 +20,7 @@ import json
 import sys
 from typing import Any
 
-from ..errors import AlayaError, InputError
+from ..errors import AlayaError, DamagedStoreError, InputError
 from . import common
 from .common import global_options
 
@@ -64,7 +64,12 @@ def cmd_session_start(args: argparse.Namespace) -> int:
     if not memory.dirs.initialized():
         _emit({})
         return 0
-    memory.dirs.require()
+    try:
+        memory.dirs.require()
+    except DamagedStoreError as exc:  # a lost graph, as a damaged one, must not break the session
+        print(f"alaya: warning: hook session-start: {exc}; injected nothing", file=sys.stderr)
+        _emit({})
+        return 0
     cfg = memory.config.hook
     budget = args.budget if args.budget is not None else cfg.budget_tokens
     if budget < 0:
