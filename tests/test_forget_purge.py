@@ -146,6 +146,7 @@ def _check_round(data: Path, outputs: list[dict], when: str, needles: list[str],
         assert out["code"] == (1 if asked else 0), (when, out)
     assert json.loads(checks["verify --json"]["stdout"])["ok"], checks["verify --json"]
     assert KEPT_TEXT in checks["hook session-start"]["stdout"], when
+    assert "[forgotten]" not in checks["hook session-start"]["stdout"], when  # no empty recent-session line
     for name in ("export", "backups"):  # made now, of the memory as it is: removed for the next round
         shutil.rmtree(data / name, ignore_errors=True)
 

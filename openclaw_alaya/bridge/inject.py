@@ -53,6 +53,7 @@ from ..errors import DamagedStoreError
 from ..safety.instructions import looks_like_instruction
 from ..safety.invisible import strip_invisible
 from ..safety.output import for_model
+from ..store.raw import FORGOTTEN
 from ..text import CJK_CHAR, estimate_tokens
 
 if TYPE_CHECKING:
@@ -365,13 +366,13 @@ def recent_sessions_section(summary: dict[str, Any], request: StartRequest, cloc
         if row.get("session_id") == request.session_id or not _at_or_after(row.get("ingested_at"), since):
             continue
         date = clean(row.get("date"), 10) or "(undated)"
-        title = clean(row.get("title"), 120)
+        title = "" if row.get("title") == FORGOTTEN else clean(row.get("title"), 120)  # a purged turn's title says nothing
         # a card titled like its session (the heuristic distiller's first card often is) is said once
         highlights = "; ".join(h.rstrip(" .") for h in (clean(h, 80) for h in row.get("highlights", [])) if h and h != title)
         if not (title or highlights):
             continue
         full = f"{title} (cards: {highlights})" if title and highlights else title or highlights
-        short = clean(row.get("title"), SHORT_CHARS) or clean((row.get("highlights") or [""])[0], SHORT_CHARS)
+        short = (title and clean(row.get("title"), SHORT_CHARS)) or clean((row.get("highlights") or [""])[0], SHORT_CHARS)
         items.append(Item(f"{date}: {full}", short=f"{date}: {short}"))
     return Section("recent-sessions", "", items, order=10, tier=SHORT_TERM)
 
