@@ -67,9 +67,7 @@ def cmd_session_start(args: argparse.Namespace) -> int:
     try:
         memory.dirs.require()
     except DamagedStoreError as exc:  # a lost graph, as a damaged one, must not break the session
-        print(f"alaya: warning: hook session-start: {exc}; injected nothing", file=sys.stderr)
-        _emit({})
-        return 0
+        return _inject_nothing(exc)
     cfg = memory.config.hook
     budget = args.budget if args.budget is not None else cfg.budget_tokens
     if budget < 0:
@@ -91,9 +89,15 @@ def cmd_session_start(args: argparse.Namespace) -> int:
     try:
         text = build(memory, request)
     except (AlayaError, OSError) as exc:  # a damaged store or a full disk must not break the session
-        print(f"alaya: warning: hook session-start: {' '.join(str(exc).split())[:500]}; injected nothing", file=sys.stderr)
-        text = ""
+        return _inject_nothing(exc)
     _emit({"prependContext": text} if text else {})
+    return 0
+
+
+def _inject_nothing(exc: BaseException) -> int:
+    """session-start on a store it cannot read: one warning line, an empty answer, exit 0."""
+    print(f"alaya: warning: hook session-start: {' '.join(str(exc).split())[:500]}; injected nothing", file=sys.stderr)
+    _emit({})
     return 0
 
 
