@@ -11,7 +11,6 @@ bring a stale store up to date. The modules below it are handed the engine as a 
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import datetime
@@ -42,6 +41,7 @@ from .models import (
     is_custom,
     normalise_relation,
     now_iso,
+    query_key,
     relation_description,
 )
 from .progress import progress
@@ -313,7 +313,7 @@ class Alaya:
         with self.viewing("recall") as graph:
             result = recaller.run(request, graph, self.index)
         self._with_evidence(result.nodes)
-        self._log_access([node.card_id for node in result.nodes])
+        self._log_access([node.card_id for node in result.nodes], query_key(query, concepts), now)
         return result
 
     def _with_evidence(self, nodes: list[RecallNode]) -> None:
@@ -329,15 +329,16 @@ class Alaya:
             known = found.get(node.card_id) or Counted()
             node.supporting, node.contradicting = known.supporting, known.contradicting
 
-    def _log_access(self, card_ids: list[str]) -> None:
-        """Recall stays a read: usage goes to an append-only log that introspect folds in. On a
-        full or read-only disk the recall is answered and the usage of this one is not counted."""
-        if card_ids:
-            try:
-                append_line(self.dirs.access_log, json.dumps({"ts": time.time(), "cards": card_ids}))
-            except OSError as exc:
-                if exc.errno not in UNWRITABLE:
-                    raise
+    def _log_access(self, card_ids: list[str], query: str | None, now: datetime) -> None:
+        """Recall stays a read: usage goes to an append-only log that introspect folds in, one
+        line per recall, an empty one too (the hit rate counts those: maintenance/access.py has
+        the line's shape). On a full or read-only disk the recall is answered and the usage of
+        this one is not counted."""
+        try:
+            append_line(self.dirs.access_log, json.dumps({"ts": now.timestamp(), "cards": card_ids, "q": query}))
+        except OSError as exc:
+            if exc.errno not in UNWRITABLE:
+                raise
 
     def summary(self, period: str, at: str | datetime | None = None, *, now: datetime | None = None) -> dict[str, Any]:
         """What was talked about in the day, week or month around `at` (default: now): sessions,

@@ -8,12 +8,14 @@ at the edge, and `model_dump()` is exactly the JSON the CLI prints.
 
 from __future__ import annotations
 
+import hashlib
 import re
-from datetime import datetime, timezone
+from datetime import timezone
 from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_serializer
 
+from . import clock
 from .errors import InputError
 
 # Ids end up in file names and Cypher parameters: keep them boring. A leading
@@ -90,7 +92,18 @@ def may_supersede(older: str | None, newer: str | None) -> bool:
 
 def now_iso() -> str:
     """The time stamps stored everywhere: UTC, to the second."""
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return clock.now().astimezone(timezone.utc).isoformat(timespec="seconds")
+
+
+def query_key(query: str | None, concepts: list[str] | None = None) -> str | None:
+    """A recall's question as a short key (the access log's `q`): case, spacing and the
+    concepts' order do not change it, so "distinct queries" can be counted without storing the
+    words; None when there is no question (a walk from given cards)."""
+    words = " ".join((query or "").split()).casefold()
+    named = sorted({" ".join(c.split()).casefold() for c in concepts or [] if c.strip()})
+    if not words and not named:
+        return None
+    return hashlib.sha256("\x00".join([words, *named]).encode("utf-8", "replace")).hexdigest()[:16]
 
 
 def check_id(value: str, what: str) -> str:

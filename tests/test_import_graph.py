@@ -40,6 +40,7 @@ LAYERS = [
     "config",
     "store.fsutil",  # atomic writes, config.json's among them
     "embedding | models | progress | hookspecs",
+    "clock",  # the one "now" (`ALAYA_NOW`)
     "text | errors | safety",
 ]
 

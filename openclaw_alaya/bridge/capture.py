@@ -16,9 +16,9 @@ import json
 import re
 import sys
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
+from .. import clock
 from ..errors import UNWRITABLE, InputError, UnwritableError
 from ..ingest.provenance import RunProvenance, annotate, follow_content, run_provenance, standing
 from ..models import INJECTABLE_ORIGINS, Turn, check_id, least_trusted
@@ -219,7 +219,7 @@ def capture(memory: "Memory", event: EndEvent) -> dict[str, Any]:
             agent_id=stored.agent_id if stored else event.agent_id,
             started_at=(stored.started_at if stored else None)
             or next((t.timestamp for t in event.turns if t.timestamp), None)
-            or datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            or clock.now().isoformat(timespec="seconds"),
             title=(stored.title if stored else None) or (" ".join(first_user.split())[:_TITLE_CHARS] or None),
             source_format="openclaw-hook",
             turns=fresh,

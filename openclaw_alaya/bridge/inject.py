@@ -49,6 +49,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
+from .. import clock as alaya_clock
 from ..errors import DamagedStoreError
 from ..safety.instructions import looks_like_instruction
 from ..safety.invisible import strip_invisible
@@ -282,7 +283,7 @@ def default_sections(memory: "Memory", request: StartRequest) -> list[Section]:
             damaged, result = exc, None
         relevant = [_card_item(n.card_id, n.type, n.title, n.content, None, request.card_chars)
                     for n in (result.nodes if result else [])]
-    clock = request.now or datetime.now(timezone.utc)
+    clock = request.now or alaya_clock.now()
     now = clock.isoformat(timespec="seconds")
     with memory.reading("session-start") as graph:
         summary = summary_mod.get(graph, memory, request.agent_id, max_age_hours=request.summary_max_age_hours)

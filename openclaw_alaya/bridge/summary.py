@@ -17,9 +17,9 @@ number of cards changed, or when it is older than `hook.summary_max_age_hours`.
 from __future__ import annotations
 
 import json
-import time
 from typing import TYPE_CHECKING, Any
 
+from .. import clock
 from ..llm.summaries import read_llm_summaries
 from ..models import trust_class
 from ..safety.echo import Echoes
@@ -92,7 +92,7 @@ def _llm_part(memory: "Memory", agent_id: str) -> dict[str, Any]:
 
 def get(graph: "CardGraph", memory: "Memory", agent_id: str, *, max_age_hours: float, now: float | None = None) -> dict[str, Any]:
     """The cached summary when fresh, else a recomputed (and re-cached) one."""
-    now = time.time() if now is None else now
+    now = clock.timestamp() if now is None else now
     key = graph.freshness()
     entry = _read(memory).get(agent_id)
     if entry and entry.get("key") == key and now - float(entry.get("computed_at", 0)) < max_age_hours * 3600:
@@ -104,7 +104,7 @@ def get(graph: "CardGraph", memory: "Memory", agent_id: str, *, max_age_hours: f
 
 def refresh(memory: "Memory", agent_ids: list[str]) -> dict[str, Any]:
     """Recompute and cache the summaries of these scopes (session end, introspect)."""
-    now = time.time()
+    now = clock.timestamp()
     with memory.reading("summary") as graph:
         key = graph.freshness()
         summaries = {agent: compute(graph, memory, agent) for agent in dict.fromkeys(agent_ids)}

@@ -57,12 +57,9 @@ def fixed_now() -> "datetime | None":
     """`ALAYA_NOW` (an ISO date or time): the "now" that time phrases, `--since`/`--until` and
     `alaya summary` count from, fixed for tests and reproducible runs; None: the current time.
     A command run with it never goes to the daemon (client.py), whose clock is its own."""
-    value = os.environ.get("ALAYA_NOW")
-    if not value:
-        return None
-    from ..recall.periods import instant
+    from .. import clock
 
-    return instant(value, "ALAYA_NOW")
+    return clock.fixed()
 
 
 def print_json(data: Any) -> None:

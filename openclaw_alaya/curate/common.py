@@ -4,9 +4,10 @@ session became (a note the resolver merged into a stored card lives on in that c
 from __future__ import annotations
 
 import hashlib
-from datetime import datetime, timezone
+from datetime import timezone
 from typing import TYPE_CHECKING
 
+from .. import clock
 from ..distill.plan import card_id
 
 if TYPE_CHECKING:
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
 
 def session_id(kind: str, *parts: str) -> str:
     """`note-20261130T201502-3f2a9c1b`: sortable by time, distinct per content and scope."""
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
+    stamp = clock.now().astimezone(timezone.utc).strftime("%Y%m%dT%H%M%S")
     digest = hashlib.sha256("\x00".join(parts).encode("utf-8", "replace")).hexdigest()[:8]
     return f"{kind}-{stamp}-{digest}"
 

@@ -19,13 +19,13 @@ from __future__ import annotations
 import json
 import re
 import threading
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import jinja2
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from .. import clock
 from ..errors import ConfigError, InputError
 from ..models import CARD_TYPES, CardDraft, DistillResult, LinkDraft, Session, trust_class
 from ..safety.invisible import strip_invisible
@@ -357,7 +357,7 @@ class LLMDistiller:
         if path is None:
             return
         data = read_llm_summaries(self.state_dir)
-        data[scope] = {**summary.model_dump(), "updated_at": datetime.now().astimezone().isoformat(timespec="seconds")}
+        data[scope] = {**summary.model_dump(), "updated_at": clock.now().astimezone().isoformat(timespec="seconds")}
         try:
             atomic_write(path, json.dumps(data, ensure_ascii=False))
         except OSError:

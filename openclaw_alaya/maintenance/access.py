@@ -1,6 +1,11 @@
-"""Fold the access log into the graph: recall is a read and only appends
-`{"ts", "cards": [...]}` lines to `state/access.jsonl` (docs/architecture.md, "The lock
-protocol"); here those lines become `access_count` and `last_accessed` on the cards.
+"""Fold the access log into the graph: recall is a read and only appends one line per recall
+to `state/access.jsonl` (docs/architecture.md, "The lock protocol"); here those lines become
+`access_count` and `last_accessed` on the cards.
+
+A line: `{"ts": <POSIX seconds on the memory's clock>, "cards": [<card ids returned, best
+first; empty when the recall found nothing>], "q": <models.query_key of the query and its
+concepts: the same question asked twice has the same key; null for a walk from given cards>}`.
+Lines written before issue 31 have no `q` and no empty `cards`.
 
 Safe against recalls appending meanwhile: under the write lock the log is renamed to
 `state/access.folding-<stamp>.jsonl` (a recall that opens the log afterwards creates a new one;
@@ -20,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..store.raw import read_log
+from . import usage
 from .common import iso
 
 if TYPE_CHECKING:
@@ -68,6 +74,14 @@ def still_pending(paths: list[Path]) -> list[Path]:
     return [path for path in paths if path.exists()]
 
 
+def retire(memory: "Memory", paths: list[Path]) -> None:
+    """Under the write lock, once their counts are applied: the folded logs go into the usage
+    history (usage.py) and are removed."""
+    usage.record(memory, paths)
+    for path in paths:
+        path.unlink(missing_ok=True)
+
+
 def apply_counts(graph: "UpkeepGraph", counts: Counter, last: dict[str, float]) -> int:
     """Under the write lock: add the counts; returns how many cards matched (a card merged or
     forgotten since it was recalled matches nothing)."""
@@ -89,6 +103,5 @@ def fold(memory: "Memory", *, now: Any = None, dry_run: bool = False) -> dict[st
             counts, last, lines = aggregate(unfolded)
         with graph:
             found = apply_counts(graph, counts, last)
-        for path in unfolded:
-            path.unlink(missing_ok=True)
+        retire(memory, unfolded)
     return {"lines": lines, "cards": found, "accesses": sum(counts.values()), "unknown_cards": len(counts) - found}

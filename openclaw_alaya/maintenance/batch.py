@@ -229,8 +229,7 @@ def _apply(memory: "Memory", batch: _Batch, intro: Any, operation: str) -> _Appl
                     memory.raw.append_lines(CURATION_LOG, applied.curation)  # before the commit
                 held.lap("graph in place")
                 how = "in-place"
-            for path in batch.fold_paths:
-                path.unlink(missing_ok=True)
+            access.retire(memory, batch.fold_paths)
             _apply_index(memory, batch, applied)
             held.lap("L1")
     log.info("introspect batch applied %s; write lock held for %s ms; outside it %s ms", how, held.ms, outside.ms,

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+from .. import clock
+
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    """The memory's clock (clock.py: `ALAYA_NOW` moves it)."""
+    return clock.now()
 
 
 def as_datetime(value: datetime | float | str | None) -> datetime:

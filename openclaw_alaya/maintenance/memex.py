@@ -31,6 +31,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import clock
 from .. import redact
 from ..distill.plan import card_id
 from ..errors import InputError
@@ -208,7 +209,7 @@ def import_memex(memory: "Memory", folder: str | Path, *, agent_id: str = "share
     if not root.is_dir():
         raise InputError(f"{root}: not a folder")
     files, skipped = note_files(root)
-    stamp = iso(datetime.now(timezone.utc))
+    stamp = iso(clock.now())
     # Outside the lock: parse, run the store filters (secret redaction…) as `Alaya.ingest` does,
     # merge with what L3 has, build cards and vectors from the filtered text.
     sessions = []

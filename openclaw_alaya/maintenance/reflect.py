@@ -48,6 +48,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from .. import clock
 from ..distill.plan import card_id
 from ..distill.resolver import contradiction, profile
 from ..ingest import markdown
@@ -375,7 +376,7 @@ def reflect_workspace(memory: "Memory", folder: str | Path, agent_id: str, *, no
                       since: datetime | None = None, summarise: Callable[[str, list[Card]], str | None] | None = None
                       ) -> dict[str, Any]:
     root = Path(folder).expanduser().resolve()
-    moment = now or datetime.now(timezone.utc)
+    moment = now or clock.now()
     stamp = moment.isoformat(timespec="seconds")
     report: dict[str, Any] = {"workspace": str(root), "agent": agent_id, "opinions": 0, "updated": [],
                               "written": [], "unchanged": 0, "kept": [], "own": [], "entities": 0, "summaries": []}

@@ -29,6 +29,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import clock
 from .. import redact
 from ..distill.plan import card_id
 from ..errors import InputError
@@ -391,7 +392,7 @@ def _plan(memory: "Memory", root: Path, agent_id: str, changed: dict[str, str], 
     from ..providers import make_distiller
 
     distiller = make_distiller(memory)
-    stamp = (now or datetime.now(timezone.utc)).isoformat(timespec="seconds")
+    stamp = (now or clock.now()).isoformat(timespec="seconds")
     gone = tombstones.forgotten(memory.raw, "card")
     plans = []
     for rel, text in sorted(changed.items()):

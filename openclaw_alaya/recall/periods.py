@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone, tzinfo
 
+from .. import clock
 from ..distill.dates import MONTH_ALT, MONTH_CAP, MONTH_NUM, add_months, parse_when
 from ..errors import InputError
 
@@ -227,22 +228,10 @@ def window(since: str | None, until: str | None, now: datetime) -> Period | None
     return Period(start, end)
 
 
-def instant(value: str, what: str) -> datetime:
-    """An ISO date or time as a moment, UTC when it names no zone: how `now` is fixed
-    (`ALAYA_NOW`)."""
-    try:
-        moment = _iso(value.strip(), timezone.utc)
-    except ValueError:
-        moment = None
-    if moment is None:
-        raise InputError(f"{what}: cannot read {value!r} as an ISO date or time (e.g. 2026-11-30T09:00:00+00:00)")
-    return moment
-
-
 def aware(moment: datetime | None) -> datetime:
-    """`now` as a caller gives it: the current time when None, UTC when it names no zone."""
+    """`now` as a caller gives it: the memory's clock when None (clock.py), UTC when it names no zone."""
     if moment is None:
-        return datetime.now(timezone.utc)
+        return clock.now()
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 

@@ -24,12 +24,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from datetime import datetime, timezone
+from datetime import timezone
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from .. import clock
 from ..errors import AlayaError, InputError
 from ..models import Session, Turn, check_id
 from .fsutil import append_line, atomic_write, atomic_write_many, ensure_dir, link_refused, refuse_links
@@ -408,7 +409,7 @@ def month_of(session: Session) -> str:
         match = _MONTH.match(value or "")
         if match:
             return f"{match.group(1)}-{match.group(2)}"
-    return datetime.now(timezone.utc).strftime("%Y-%m")
+    return clock.now().astimezone(timezone.utc).strftime("%Y-%m")
 
 
 _SESSION_PROVENANCE = ("kind", "channel", "parent")
@@ -516,4 +517,4 @@ def _first_line(exc: Exception) -> str:
 
 
 def _now_iso() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return clock.now().astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
