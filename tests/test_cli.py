@@ -274,7 +274,9 @@ def test_config_get_and_set_by_dotted_key(tmp_path):
     assert json.loads(ok(alaya(data, "config", "get", "hook")))["budget_tokens"] == 800
     before = (data / "config.json").read_bytes()
     for key, value, message in [("hook.budgt", "5", "hook.budgt: unknown key"),
-                                ("hook.budget_tokens", "lots", "hook.budget_tokens: Input should be a valid integer")]:
+                                ("hook.budget_tokens", "lots", "hook.budget_tokens: Input should be a valid integer"),
+                                ("storage.backend", "postgress", "storage.backend: no plugin registers 'postgress'"),
+                                ("embedding.provider", "nope", "embedding.provider: no plugin registers 'nope'")]:
         proc = alaya(data, "config", "set", key, value)
         assert proc.returncode == 1 and message in proc.stderr.decode() and proc.stderr.decode().count("\n") == 1
     assert (data / "config.json").read_bytes() == before

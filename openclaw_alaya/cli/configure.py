@@ -46,11 +46,29 @@ def cmd_get(args: argparse.Namespace) -> int:
     return 0
 
 
+# Keys that name something a plugin registers, and the hook it registers them through: a name
+# no loaded plugin registers is refused when set, not when the next command fails to open.
+_REGISTERED = {"storage.backend": "register_stores", "embedding.provider": "register_embedders",
+               "distill.llm_provider": "register_distillers"}
+
+
 def cmd_set(args: argparse.Namespace) -> int:
     from ..config import Config
 
     path = _paths(args)
     config = Config.load(path).with_value(args.key, args.value)
+    if args.key in _REGISTERED:
+        _check_registered(args.key, config.get(args.key))
     config.save(path)
     print(f"{args.key} = {json.dumps(config.get(args.key), ensure_ascii=False)}")
     return 0
+
+
+def _check_registered(key: str, name: str) -> None:
+    from ..errors import ConfigError
+    from ..plugins import get_plugin_manager, registry
+
+    known = registry(_REGISTERED[key], get_plugin_manager())
+    if name not in known:
+        raise ConfigError(f"{key}: no plugin registers {name!r} (registered: {', '.join(sorted(known)) or 'none'});"
+                          " config.json is unchanged")
