@@ -9,6 +9,7 @@ import json
 import sys
 from typing import Any
 
+from . import common
 from .common import global_options
 
 
@@ -58,17 +59,17 @@ def cmd_set(args: argparse.Namespace) -> int:
     path = _paths(args)
     config = Config.load(path).with_value(args.key, args.value)
     if args.key in _REGISTERED:
-        _check_registered(args.key, config.get(args.key))
+        _check_registered(args.key, config.get(args.key), common.memory(args.data_dir).hooks)
     config.save(path)
     print(f"{args.key} = {json.dumps(config.get(args.key), ensure_ascii=False)}")
     return 0
 
 
-def _check_registered(key: str, name: str) -> None:
+def _check_registered(key: str, name: str, hooks: Any) -> None:
     from ..errors import ConfigError
-    from ..plugins import get_plugin_manager, registry
+    from ..plugins import registry
 
-    known = registry(_REGISTERED[key], get_plugin_manager())
+    known = registry(_REGISTERED[key], hooks)
     if name not in known:
         raise ConfigError(f"{key}: no plugin registers {name!r} (registered: {', '.join(sorted(known)) or 'none'});"
                           " config.json is unchanged")
