@@ -54,3 +54,33 @@ def test_a_forget_during_a_rebuild_leaves_no_text_in_the_swapped_in_stores(tmp_p
     assert any(b"pgbouncer" in body for body in files.values())  # the scan sees what is kept
     holding = sorted(name for name, body in files.items() if SECRET.encode() in body or SECRET.lower().encode() in body)
     assert holding == [], holding
+
+
+KILLED_AFTER_SWAP = CHILD.replace("module.rebuild(Alaya(data))", """
+import os, signal
+from openclaw_alaya.curate import purge
+purge._apply = lambda memory, records: os.kill(os.getpid(), signal.SIGKILL)  # killed right after the swap
+module.rebuild(Alaya(data))""")
+
+
+def test_a_rebuild_killed_between_its_swap_and_redoing_the_forget_leaves_it_for_the_next_command(tmp_path):
+    """The same race, with the rebuild killed (kill -9) after it swapped its copy in and before
+    it carried the forget out again on it (found by tests/test_chaos.py, seed 709465951, the
+    text left in a lancedb/ fragment): the intent is journalled before the swap, so the next
+    command finishes the purge first."""
+    data = tmp_path / "data"
+    memory = Alaya(data)
+    memory.init()
+    memory.ingest(session_json("s-gone", [("user", f"We decided the vault passphrase is {SECRET}, the auditor chose it.")]))
+    memory.ingest(session_json("s-keep", [("user", "We decided to cap the pgbouncer pool at 40 because billing ran out.")]))
+    memory.distill()
+    child = subprocess.run([sys.executable, "-c", KILLED_AFTER_SWAP, str(data)], capture_output=True, text=True,
+                           timeout=300, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert child.returncode == -9, child.stderr[-3000:]
+    status = subprocess.run([sys.executable, "-m", "openclaw_alaya", "--data-dir", str(data), "recall", "vault passphrase"],
+                            capture_output=True, text=True, timeout=300)
+    assert status.returncode == 0, status.stderr
+    assert SECRET.lower() not in status.stdout.lower()
+    files = file_bytes(data, include_raw=True)
+    holding = sorted(name for name, body in files.items() if SECRET.encode() in body or SECRET.lower().encode() in body)
+    assert holding == [], holding

@@ -35,6 +35,8 @@ from ..redact import clean_text
 from ..store import tombstones
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..memory import Memory
     from ..store.ports.graph import CardGraph
 
@@ -60,11 +62,19 @@ def finish_cut_off(memory: "Memory") -> int:
     return len(waiting)
 
 
-def redo(memory: "Memory", records: list[Record]) -> int:
-    """Under the write hold: carry out again forgets that landed while a copy of the stores was
-    built from before them (`alaya rebuild`), on the copy just swapped in; how many turns' text
-    went (none: L3 had it done already)."""
-    return _apply(memory, records)
+def redo(memory: "Memory", records: list[Record], install: "Callable[[], None]") -> int:
+    """Under the write hold: `install` a copy of the stores built from before the forgets in
+    `records` landed (`alaya rebuild`), then carry them out again on it; how many turns' text
+    went (none: L3 had it done already). The intent is journalled before the copy goes in, so a
+    process killed between the two leaves it for the next hold, which finishes the swap and
+    then the purge (ingest/recovery.py): the copy's forgotten text never outlives a kill."""
+    name = memory.lock.record_purge({"records": records}) if records else None
+    install()
+    if name is None:
+        return 0
+    purged = _apply(memory, records)
+    memory.lock.purge_done(name)
+    return purged
 
 
 def _apply(memory: "Memory", records: list[Record]) -> int:

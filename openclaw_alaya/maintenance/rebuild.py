@@ -150,11 +150,9 @@ def rebuild(memory: "Memory", *, now: Any = None) -> dict[str, Any]:
                 break
         with memory.writing("rebuild (swap in the new graph and index)", change_graph=False):
             build.catch_up(report)  # the few captured since the last look, so a busy store still rebuilds
-            stores.install()
+            # forgets that landed while the copy was built: the copy still holds what they took
             late = tombstones.read(memory.raw)[forgotten_before:]
-            if late:  # forgets that landed while the copy was built: the copy still holds what they took
-                memory.reopen_index()
-                purge.redo(memory, late)
+            purge.redo(memory, late, lambda: (stores.install(), memory.reopen_index()))
         memory.reopen_index()  # the cached L1 handle points at the old tables
         return report
 
