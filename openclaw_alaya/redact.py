@@ -211,21 +211,29 @@ _PLACEHOLDER = re.compile(
 )
 
 
-def _needles(needles: tuple[str, ...] | re.Pattern, pattern: str) -> list[tuple[bool, str]] | re.Pattern:
-    """The needles as they are tested: lower-cased for a case-insensitive pattern; a compiled
-    needle (a cheap pattern that must match first) stays as it is."""
+_Needles = list[tuple[bool, str, frozenset[str]]]
+
+
+def _needles(needles: tuple[str, ...] | re.Pattern, pattern: str) -> _Needles | re.Pattern:
+    """The needles as they are tested: lower-cased for a case-insensitive pattern, with the
+    lower-case characters each needs; a compiled needle (a cheap pattern that must match
+    first) stays as it is."""
     if isinstance(needles, re.Pattern):
         return needles
     ci = pattern.startswith("(?i)")
-    return [(ci, n.lower() if ci else n) for n in needles]
+    return [(ci, n.lower() if ci else n, frozenset(n.lower())) for n in needles]
 
 
-def _present(needles: list[tuple[bool, str]] | re.Pattern | None, text: str, lower: str) -> bool:
+def _present(needles: _Needles | re.Pattern | None, text: str, lower: str, chars: frozenset[str] | set[str]) -> bool:
+    """The text holds one of the needles. `chars` is the set of the lower-cased text's
+    characters: a needle with a character the text lacks is not searched for (a missing
+    needle costs a scan of the whole text, and there are some 180 needles: a third of the
+    redactor's time on word-dense text, issue 30's throughput)."""
     if needles is None:
         return True
     if isinstance(needles, re.Pattern):
         return needles.search(text) is not None
-    return any(n in (lower if ci else text) for ci, n in needles)
+    return any(need <= chars and n in (lower if ci else text) for ci, n, need in needles)
 
 
 # a whole run of token characters (a kubeconfig's client-key-data is thousands long), and
@@ -338,19 +346,25 @@ class Redactor:
         if not text:
             return text, counts
         lower = text.lower()
+        chars = set(lower)
         for kind, needles, source, group in self._shapes:
-            if _present(needles, text, lower):
+            if _present(needles, text, lower, chars):
                 before = sum(counts.values())
                 text = self._sub(source, text, lower, kind, group, counts, check=_SHAPE_CHECKS.get(kind))
                 if sum(counts.values()) != before:
                     lower = text.lower()
-        text = self._sub_vendor_keys(text, counts)
-        lower = text.lower()
+                    chars = set(lower)
+        redacted = self._sub_vendor_keys(text, counts)
+        if redacted is not text:
+            text, lower = redacted, redacted.lower()
+            chars = set(lower)
         for kind, needles, source, check in self._values:
-            if _present(needles, text, lower):
+            if _present(needles, text, lower, chars):
                 redacted = self._sub_value(source, text, lower, kind, counts, check=_CHECKS[check])
-                text, lower = (redacted, redacted.lower()) if redacted is not text else (text, lower)
-        if _present(self._nearby, text, lower):
+                if redacted is not text:
+                    text, lower = redacted, redacted.lower()
+                    chars = set(lower)
+        if _present(self._nearby, text, lower, chars):
             text = self._sub_nearby(text, lower, counts)
         text = self._sub(CARD_CANDIDATE, text, text, "card-number", 0, counts, check=lambda m: is_card_number(m.group(0)))
         text = self._sub_spans(text, list(seed_phrase_spans(text)), "seed-phrase", counts)
