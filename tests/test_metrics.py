@@ -61,7 +61,7 @@ def store(memory) -> Path:
     ts = (NOW - timedelta(days=1)).timestamp()
     lines = [{"ts": ts, "cards": [cid(2)], "q": "a"}, {"ts": ts, "cards": [], "q": "b"},
              {"ts": ts, "cards": [cid(8)], "q": "c"}]
-    (state / "access.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines) + "not json\n{\"ts\": 1")
+    (state / "access.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines) + "not json\n{\"ts\": 1\n")
     memory.raw.append_log(CURATION_LOG, [{"op": "forget", "card": "card-old", "ts": stamp(20)},
                                          {"op": "forget", "card": "card-dup", "ts": stamp(2), "reason": "duplicate"},
                                          {"op": "merge", "keep": cid(0), "drop": "card-m", "ts": stamp(3)}])
@@ -139,6 +139,7 @@ def test_introspect_keeps_one_line_per_simulated_day(store):
 def test_damaged_history_and_usage_read_without_a_traceback(store):
     (store / "state" / "usage.json").write_text("{not json")
     (store / "state" / "metrics.jsonl").write_text('{"day": "2027-02-01"}\nnot json\n')
+    assert "no matching memories" in ok(alaya(store, "recall", "zzqx quibble"))  # a real recall that finds nothing
     report = json.loads(ok(alaya(store, "metrics", "--json")))
-    assert (report["recall"]["recalls"], report["recall"]["hits"]) == (3, 2)  # the log alone
+    assert (report["recall"]["recalls"], report["recall"]["hits"]) == (4, 2)  # the log alone, and that miss
     assert "2027-02-01" in ok(alaya(store, "metrics", "--history"))
