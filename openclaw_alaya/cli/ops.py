@@ -1,6 +1,6 @@
 """Commands for plugins and maintenance: `alaya plugins`, `alaya introspect`, `alaya backup`,
-`alaya cron run`, and `alaya summary`, which shows the time bucket introspect keeps for a day,
-week or month."""
+`alaya cron run`, `alaya summary`, which shows the time bucket introspect keeps for a day,
+week or month, and `alaya metrics`, the memory's health (maintenance/metrics.py) and its daily trend."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 
 from . import common
 from .common import global_options, print_json
-from .render import render_summary
+from .render import render_metrics, render_metrics_history, render_summary
 
 
 def add_commands(sub: Any, command: Any) -> None:
@@ -37,6 +37,9 @@ def add_commands(sub: Any, command: Any) -> None:
     summary.add_argument("--period", default="week", help="day, week or month (default: week)")
     summary.add_argument("--at", help="a moment inside the period: 2026-11-24, an ISO time, 7d, last week, 上周, … "
                                       "(default: now)")
+    metrics = command("metrics", cmd_metrics, "the memory's health: recall hit rate, write signal-to-noise, type "
+                      "entropy, cards per origin, kind and tier, forgotten by reason (README, \"Memory health\")")
+    metrics.add_argument("--history", action="store_true", help="the daily trend introspect's metrics step keeps")
 
 
 def cmd_summary(args: argparse.Namespace) -> int:
@@ -45,6 +48,28 @@ def cmd_summary(args: argparse.Namespace) -> int:
         print_json(summary)
     else:
         print(render_summary(summary))
+    return 0
+
+
+def cmd_metrics(args: argparse.Namespace) -> int:
+    memory = common.memory(args.data_dir)
+    if args.history:
+        from ..maintenance.metrics_history import load
+
+        memory.dirs.require()
+        days = load(memory)
+        if args.json:
+            print_json(days)
+        else:
+            print(render_metrics_history(days))
+        return 0
+    from ..maintenance.metrics import compute
+
+    report = compute(memory)
+    if args.json:
+        print_json(report)
+    else:
+        print(render_metrics(report))
     return 0
 
 

@@ -100,6 +100,51 @@ def render_summary(summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def render_metrics(report: dict[str, Any]) -> str:
+    """`alaya metrics`: a line per metric, in words (README, "Memory health")."""
+    recall, sig = report["recall"], report["signal"]
+    windows = ", ".join(f"last {k.split('_')[1]} days {_share(v['hits'], v['recalls'])}"
+                        for k, v in recall.items() if k.startswith("last_"))
+    lines = [f"cards: {report['cards']} (on {report['at']})",
+             f"recall hit rate: {_share(recall['hits'], recall['recalls'])}; {windows}",
+             f"write signal-to-noise: {_share(sig['returned'], sig['cards'])} of the cards at least "
+             f"{sig['min_age_days']} days old were returned by recall"
+             + "".join(f"\n  {o}: {_share(v['returned'], v['cards'])}" for o, v in sig["by_origin"].items())]
+    for name, e in report["entropy"].items():
+        untyped = f", {e['untyped']} untyped" if e.get("untyped") else ""
+        lines.append(f"{name.replace('_types', ' type')} entropy: {e['bits']:.2f} bits over {e['types']} types "
+                     f"(normalised {e['normalised']:.2f}{untyped}): {_inline(e['counts'])}")
+    for key in ("cards_by_origin", "cards_by_session_kind", "tiers"):
+        lines.append(f"{key.replace('_', ' ')}: {_inline(report[key])}")
+    if "forgotten" in report:
+        lines.append(f"forgotten: {report['forgotten']['total']} ({_inline(report['forgotten']['by_reason'])})")
+    return "\n".join(lines)
+
+
+def render_metrics_history(days: list[dict[str, Any]]) -> str:
+    """`alaya metrics --history`: a row per day kept (a field a line lacks shows as -)."""
+    if not days:
+        return "no history yet: introspect's metrics step records one line a day"
+    lines = [f"{'day':<10}  {'cards':>6}  {'recalls':>7}  {'hit':>5}  {'hit 7d':>6}  {'signal':>6}  {'H cards':>7}  {'H ents':>6}"]
+    for d in days:
+        lines.append(f"{d['day']:<10}  {_cell(d.get('cards')):>6}  {_cell(d.get('recalls')):>7}  "
+                     f"{_pct(d.get('hit_rate')):>5}  {_pct(d.get('hit_rate_7d')):>6}  {_pct(d.get('signal')):>6}  "
+                     f"{_cell(d.get('card_type_entropy')):>7}  {_cell(d.get('entity_type_entropy')):>6}")
+    return "\n".join(lines)
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{part}/{whole} ({part / whole * 100:.0f}%)" if whole else "none yet (0/0)"
+
+
+def _pct(value: Any) -> str:
+    return f"{value * 100:.0f}%" if isinstance(value, (int, float)) else "-"
+
+
+def _cell(value: Any) -> str:
+    return "-" if value is None else f"{value:.2f}" if isinstance(value, float) else str(value)
+
+
 def _inline(value: Any) -> str:
     """`{"enabled": True, "by_kind": {}, "oldest": None}` → `enabled yes, by_kind none, oldest none`."""
     if isinstance(value, bool):

@@ -1,7 +1,7 @@
 """`alaya status`, assembled in one place (seed §4.9): counts per layer, sessions waiting to be
 distilled, the providers and what they spent, cards per type and tier, links per relation, the
 oldest and newest session, a temperature histogram, sizes on disk, the access log not yet
-folded in, and how many secrets were redacted."""
+folded in, how many secrets were redacted, and the memory's health in one line (metrics.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import redact
 from ..providers import read_pending, read_usage
-from . import access
+from . import access, metrics
 from .temperature import histogram
 
 if TYPE_CHECKING:
@@ -33,6 +33,7 @@ def status(memory: "Memory") -> dict[str, Any]:
         "llm_usage": read_usage(memory),  # model tokens and requests spent so far
         **details(memory),
         "redaction": redact.status(memory),
+        "health": metrics.headline(metrics.compute(memory, forgotten=False)),  # `alaya metrics` has the rest
     }
 
 

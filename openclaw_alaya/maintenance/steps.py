@@ -10,6 +10,7 @@ the built-in plugin), in the order they run:
     50 forget                               cold, old, unused, undepended-on cards leave L2
     70 optimize                             compact LanceDB, fold new rows into its indexes
     80 time-buckets                         daily / weekly / monthly summaries in state/buckets.json
+    85 metrics                              today's health snapshot in state/metrics.jsonl (metrics.py)
     90 refresh-summary   (introspect.py)   the integrated summary per scope
 
 The access log is folded before cooling down so that temperatures see the latest recalls.
@@ -28,7 +29,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from . import access, batch, buckets, consolidate, forget, temperature
+from . import access, batch, buckets, consolidate, forget, metrics_history, temperature
 
 if TYPE_CHECKING:
     from ..memory import Memory
@@ -120,6 +121,11 @@ def _buckets(memory: "Memory") -> dict[str, Any]:
     return buckets.refresh(memory, now=o.now, dry_run=o.dry_run)
 
 
+def _metrics(memory: "Memory") -> dict[str, Any]:
+    o = current()
+    return metrics_history.keep(memory, now=o.now, dry_run=o.dry_run)
+
+
 def maintenance_steps() -> list[Step]:
     return [
         Step("consolidate", _consolidate, order=20),
@@ -128,7 +134,9 @@ def maintenance_steps() -> list[Step]:
         Step("forget", _forget, order=50),
         Step("optimize", _optimize, order=70),
         Step("time-buckets", _buckets, order=80),
+        Step("metrics", _metrics, order=85),
     ]
 
 
-DRY_RUN_STEPS = frozenset({"consolidate", "fold-access", "cool-down", "forget", "optimize", "time-buckets"})
+DRY_RUN_STEPS = frozenset({"consolidate", "fold-access", "cool-down", "forget", "optimize", "time-buckets",
+                           "metrics"})

@@ -84,15 +84,25 @@ def load(memory: "Memory") -> Usage:
     if not isinstance(data, dict) or data.get("version") != VERSION:
         return Usage()
     usage = Usage()
-    for day, counts in (data.get("days") or {}).items():
-        if isinstance(counts, dict):
+    for day, counts in _entries(data, "days"):
+        try:
             usage.days[str(day)] = {"recalls": int(counts.get("recalls", 0)), "hits": int(counts.get("hits", 0))}
-    for cid, entry in (data.get("cards") or {}).items():
-        if isinstance(entry, dict):
+        except (TypeError, ValueError):  # one damaged entry is skipped, not the whole history
+            continue
+    for cid, entry in _entries(data, "cards"):
+        try:
             usage.cards[str(cid)] = CardUsage(queries=[str(q) for q in entry.get("queries", [])][:MAX_KEYS],
                                               days=[str(d) for d in entry.get("days", [])][-MAX_KEYS:],
                                               returned=int(entry.get("returned", 0)))
+        except (TypeError, ValueError):
+            continue
     return usage
+
+
+def _entries(data: dict[str, Any], key: str) -> list[tuple[Any, dict[str, Any]]]:
+    """The part `key` of the file as (key, entry) pairs, leaving out what is not an object."""
+    part = data.get(key)
+    return [(k, v) for k, v in part.items() if isinstance(v, dict)] if isinstance(part, dict) else []
 
 
 def record(memory: "Memory", paths: list[Path]) -> None:

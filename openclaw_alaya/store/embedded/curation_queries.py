@@ -41,6 +41,14 @@ class CurationQueries:
             found = self._rows("MATCH (e:Entity) RETURN count(e)")
         return found[0][0] if found else 0
 
+    def entity_type_counts(self) -> dict[str | None, int]:
+        counts: dict[str | None, int] = {}
+        rows = self.optional("MATCH (e:Entity) RETURN e.type, count(*)") or [
+            [None, n] for (n,) in self._rows("MATCH (e:Entity) RETURN count(e)") if n]
+        for kind, n in rows:
+            counts[kind or None] = counts.get(kind or None, 0) + int(n)
+        return counts
+
     def entities_by_mentions(self, kind: str | None = None, *, limit: int, offset: int) -> list[EntityMentions]:
         where = "WHERE e.type = $type" if kind else ""
         page = {"limit": limit, "offset": offset}

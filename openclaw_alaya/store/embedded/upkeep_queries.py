@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from ..ports.upkeep import CardEdge, CardProvenance, CardRow
+from ..ports.upkeep import CardCensus, CardEdge, CardProvenance, CardRow
 from . import bulk
 from .columns import CARD_FIELDS, CARD_RELATIONS, CUSTOM, card_from_row
 
@@ -81,6 +81,11 @@ class UpkeepQueries:
 
     def tier_counts(self) -> dict[str | None, int]:
         return dict(self._rows("MATCH (c:Card) RETURN c.tier, count(*)"))
+
+    def card_census(self) -> list[CardCensus]:
+        rows = self._rows("MATCH (c:Card) RETURN c.id, c.type, c.origin, c.session_kind, c.tier, c.created_at,"
+                          " c.access_count ORDER BY c.id")
+        return [CardCensus(*row[:6], int(row[6] or 0)) for row in rows]
 
     def temperatures(self) -> list[float]:
         return [r[0] for r in self._rows("MATCH (c:Card) RETURN c.temperature") if r[0] is not None]

@@ -61,6 +61,10 @@ class CurationGraph(Protocol):
         """How many entities there are (of type `kind` when given)."""
         ...
 
+    def entity_type_counts(self) -> dict[str | None, int]:
+        """Entities per type (None: not typed yet; all of them in a store not migrated yet)."""
+        ...
+
     def entities_by_mentions(self, kind: str | None = None, *, limit: int, offset: int) -> list[EntityMentions]:
         """A page of entities (of type `kind` when given: none in a store not migrated yet), most
         mentioned first, then by name."""

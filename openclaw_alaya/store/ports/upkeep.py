@@ -33,6 +33,19 @@ class CardRow:
     origin: str | None = None
 
 
+class CardCensus(NamedTuple):
+    """What `alaya metrics` counts of a card (issue 31): one lean row per card, no text. Values
+    as stored: None or "" where unset."""
+
+    id: str
+    type: str | None
+    origin: str | None
+    session_kind: str | None
+    tier: str | None
+    created_at: str | None
+    access_count: int
+
+
 class CardEdge(NamedTuple):
     """A card → card edge as maintenance reads it (`rel`: the relation's name, core or custom)."""
 
@@ -102,6 +115,10 @@ class UpkeepGraph(Protocol):
 
     def tier_counts(self) -> dict[str | None, int]:
         """Cards per tier (None: a card stored without one)."""
+        ...
+
+    def card_census(self) -> list[CardCensus]:
+        """Every card's type, provenance, tier, creation time and access count (metrics)."""
         ...
 
     def temperatures(self) -> list[float]:
