@@ -81,3 +81,14 @@ def test_a_damaged_usage_history_is_read_as_empty_and_rewritten(memory):
     memory.recall("pgbouncer", now=datetime(2027, 1, 3, tzinfo=timezone.utc))
     access.fold(memory)
     assert usage.load(memory).days == {"2027-01-03": {"recalls": 1, "hits": 1}}
+
+
+def test_a_recall_after_a_torn_access_line_is_still_counted(memory):
+    """A crash mid-append leaves the log's last line without its newline; the next recall's line
+    must not be glued to it (both were dropped as one unreadable line)."""
+    memory.ingest(session_json("s-ops", OPS))
+    memory.distill()
+    memory.dirs.access_log.write_text('{"ts": 1800000000, "cards": ["card-x"], "q": nu')
+    memory.recall("pgbouncer", now=datetime(2027, 1, 3, tzinfo=timezone.utc))
+    assert access.fold(memory)["lines"] == 1
+    assert usage.load(memory).days == {"2027-01-03": {"recalls": 1, "hits": 1}}

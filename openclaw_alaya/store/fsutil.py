@@ -139,16 +139,20 @@ def _syncfs(fd: int) -> bool:
 
 
 def append_line(path: Path, line: str) -> None:
-    """Append one line with O_APPEND, which keeps concurrent small appends whole."""
+    """Append one line with O_APPEND, which keeps concurrent small appends whole. After a line a
+    crash cut short (no newline at the end) the new one starts on a line of its own: glued to
+    the torn one, both would be dropped as one unreadable line."""
     ensure_dir(path.parent)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, FILE_MODE)
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, FILE_MODE)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise link_refused(path) from None
         raise
     try:
-        os.write(fd, (line.rstrip("\n") + "\n").encode("utf-8"))
+        size = os.fstat(fd).st_size
+        torn = size > 0 and os.pread(fd, 1, size - 1) != b"\n"
+        os.write(fd, (("\n" if torn else "") + line.rstrip("\n") + "\n").encode("utf-8"))
     finally:
         os.close(fd)
 
