@@ -164,3 +164,21 @@ def test_workspace_sync_does_not_take_the_core_section_back_as_owner_cards(tmp_p
     again = core_step(introspect.run(mem, steps=["core"], now=DAY[4]))
     assert again["memory_md"][0]["status"] in ("unchanged", "written"), again
     assert path.read_text().count("billing lead at Acme") == 1
+
+
+def test_a_section_rewrite_dropping_more_than_a_quarter_is_refused_and_the_owners_lines_stay():
+    from openclaw_alaya.ingest import core_section
+    from openclaw_alaya.maintenance.core_writeback import rewrite
+
+    ours = [core_section.line_for(f"card-{i}", f"fact number {i}") for i in range(4)]
+    owner = "- my own line, added inside the section"
+    text = "\n".join(["# Memory", "- outside", core_section.BEGIN_LINE, core_section.HEADING, *ours, owner,
+                      core_section.END, "tail"]) + "\n"
+    new, why, _ = rewrite(text, ours[:2], 0.25)  # two of four would go
+    assert new is None and "would drop 2 of the section's 4 lines" in why
+    new, why, counts = rewrite(text, [*ours[:3], core_section.line_for("card-9", "a new fact")], 0.25)
+    assert why is None and counts == {"written": 4, "dropped": 1, "kept": 1}
+    assert new.startswith("# Memory\n- outside\n") and new.endswith(f"{owner}\n{core_section.END}\ntail\n")
+    assert "a new fact" in new and "fact number 3" not in new
+    # a marker gone: the owner's business, nothing written
+    assert rewrite(text.replace(core_section.END, ""), ours, 0.25)[1].startswith("the core section has lost a marker")
