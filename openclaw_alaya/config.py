@@ -318,6 +318,25 @@ class WorkspaceConfig(_Section):
     max_file_bytes: int = Field(5 * 1024 * 1024, ge=1024)  # larger files are skipped with a message
 
 
+class CoreConfig(_Section):
+    """The curated core (maintenance/core.py, issue 31): cards promoted by recall evidence,
+    injected first at session start and written back to a workspace's MEMORY.md. The gates are
+    OpenClaw dreaming's deep-phase defaults (docs/concepts/dreaming.md: minScore 0.75, 3 recalls
+    by 3 distinct queries, 14-day recency half-life, 30-day maximum age, 25 % prior-entry loss),
+    taken as they are, not measured here; `min_days` is ours (its "consolidation" signal)."""
+
+    max_cards: int = Field(20, ge=0, le=200)  # 0: no core; small, as MEMORY.md is (its bootstrap budget)
+    min_score: float = Field(0.75, ge=0, le=1)
+    min_recalls: int = Field(3, ge=1)  # times returned by recall
+    min_queries: int = Field(3, ge=1)  # distinct questions (models.query_key) that returned it
+    min_days: int = Field(3, ge=1)  # distinct days it was returned on
+    max_age_days: float = Field(30.0, gt=0)  # last returned at most this long ago
+    half_life_days: float = Field(14.0, gt=0)  # the score's recency term halves every this many days
+    max_drop: float = Field(0.25, ge=0, le=1)  # a round (or a MEMORY.md rewrite) dropping more of the prior is refused
+    inject_share: int = Field(20, ge=0, le=100)  # percent of the session-start budget kept for the core, before tier_split
+    writeback: bool = True  # introspect writes the core into each known workspace's MEMORY.md (marked section)
+
+
 class Config(_Section):
     embedding: EmbeddingConfig = Field(default_factory=EmbeddingConfig)
     temperature: TemperatureConfig = Field(default_factory=TemperatureConfig)
@@ -334,6 +353,7 @@ class Config(_Section):
     redaction: RedactionConfig = Field(default_factory=RedactionConfig)
     serve: ServeConfig = Field(default_factory=ServeConfig)
     workspace: WorkspaceConfig = Field(default_factory=WorkspaceConfig)
+    core: CoreConfig = Field(default_factory=CoreConfig)
 
     @model_validator(mode="before")
     @classmethod

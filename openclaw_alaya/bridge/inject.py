@@ -5,6 +5,9 @@ rendered in this order under its own heading by `templates/session_start.md.j2`,
 `<alaya-memory untrusted="true">` block that tells the model this is historical data, not
 instructions:
 
+- core (`## Core memory (curated: promoted by use)`, first; issue 31): the cards introspect's
+  `core` step promoted by evidence of use (maintenance/core.py, `state/core.json`), each said
+  here once and left out of the tiers below;
 - working (`## Working memory (this session)`): the current session's state, when the hook
   runs in a session already captured (a later turn, after compaction, a resumed session): the
   cards distilled from it, newest first, else its last turns, one line each;
@@ -23,8 +26,9 @@ memory_search still find it (docs/provenance.md).
 
 The budget (`fit`). The result never exceeds it, counted as the hook counts it: the whole
 block, template included (`text.estimate_tokens`); "" when nothing fits.
-1. Shares. What the block's frame leaves of the budget is split between the tiers by
-   `hook.tier_split` (percent, default 50 / 30 / 20). A tier's allowance is what it needs when
+1. Shares. What the block's frame leaves of the budget goes first to the core tier's
+   `core.inject_share` (percent, default 20), and what is left is split between the other
+   tiers by `hook.tier_split` (percent, default 50 / 30 / 20). A tier's allowance is what it needs when
    that is within its share; what it does not need is lent to the tiers that need more, in
    proportion to their shares (again, until nobody needs more or nothing is left). A tier's
    cost is what its part of the rendered block costs; the parts add up to the whole.
@@ -32,7 +36,8 @@ block, template included (`text.estimate_tokens`); "" when nothing fits.
    (a) long-term items shortened (a card to its title: `Item.short`; last item first),
    (b) long-term items dropped (from the end, last section first, down to each section's
    `min_items`, then entirely), (c) short-term items shortened (highlights dropped, title
-   cut), (d) short-term items dropped, (e) working items shortened, (f) working items dropped.
+   cut), (d) short-term items dropped, (e) core items shortened, (f) core items dropped, (g) working
+   items shortened, (h) working items dropped.
    Each time the first step whose tier is over its allowance is taken: the tiers over their
    allowance give way first, long-term first, each until it is within its allowance. Only when
    no tier is over its allowance and the whole still does not fit (a budget smaller than the
@@ -63,10 +68,11 @@ if TYPE_CHECKING:
 
 TEMPLATE = "session_start.md.j2"
 
-WORKING, SHORT_TERM, LONG_TERM = "working", "short_term", "long_term"
-TIERS = (WORKING, SHORT_TERM, LONG_TERM)  # the order they are rendered in
-HEADINGS = {WORKING: "Working memory (this session)", SHORT_TERM: "Recent sessions", LONG_TERM: "Long-term memory"}
-DEGRADE = (LONG_TERM, SHORT_TERM, WORKING)  # the order they give up tokens in
+CORE, WORKING, SHORT_TERM, LONG_TERM = "core", "working", "short_term", "long_term"
+TIERS = (CORE, WORKING, SHORT_TERM, LONG_TERM)  # the order they are rendered in
+HEADINGS = {CORE: "Core memory (curated: promoted by use)", WORKING: "Working memory (this session)",
+            SHORT_TERM: "Recent sessions", LONG_TERM: "Long-term memory"}
+DEGRADE = (LONG_TERM, SHORT_TERM, CORE, WORKING)  # the order they give up tokens in
 DEFAULT_SPLIT = {WORKING: 50, SHORT_TERM: 30, LONG_TERM: 20}
 WORKING_TURNS = 6  # a session without cards yet: its last turns, one line each
 SHORT_CHARS = 80  # a shortened turn, session title or card without a title
@@ -100,6 +106,7 @@ class StartRequest:
     summary_max_age_hours: float = 24.0
     short_term_days: float = 7.0
     tier_split: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_SPLIT))
+    core_share: int = 20  # percent of the budget kept for the core tier first (`core.inject_share`)
     now: datetime | None = None  # None: the clock (`ALAYA_NOW` fixes it in the CLI)
 
 
@@ -134,14 +141,14 @@ def build(memory: "Memory", request: StartRequest) -> str:
 
         for section in sections:
             section.items = [Item(redacted(i.text), i.id, redacted(i.short) if i.short else None) for i in section.items]
-    return fit(sections, request.budget, request.tier_split)
+    return fit(sections, request.budget, request.tier_split, request.core_share)
 
 
-def fit(sections: list[Section], budget: int, split: Mapping[str, int] | None = None) -> str:
+def fit(sections: list[Section], budget: int, split: Mapping[str, int] | None = None, core_share: int = 0) -> str:
     """Render under `budget` tokens, degrading the tiers as the module docstring says: each
     tier within its allowance (its share of `split`, plus what the others lend it) is left
     alone while another is over its own. "" when even one item does not fit."""
-    shares = _shares(split)
+    shares = _shares(split, core_share)
     # Cleaned here as well as where items are made: a plugin's section is rendered safely too.
     sections = sorted(
         (Section(s.key, clean(s.title, 120),
@@ -191,8 +198,9 @@ def allowances(needs: Mapping[str, float], shares: Mapping[str, int], available:
     in percent); what a tier does not need goes to those that need more, in proportion to
     their shares (equally among tiers whose shares are all 0)."""
     available = max(available, 0.0)
-    allow = {t: min(needs[t], available * shares[t] / 100) for t in TIERS}
-    wanting = [t for t in TIERS if needs[t] > allow[t]]
+    tiers = [t for t in TIERS if t in needs]
+    allow = {t: min(needs[t], available * shares[t] / 100) for t in tiers}
+    wanting = [t for t in tiers if needs[t] > allow[t]]
     while wanting:
         spare = available - sum(allow.values())
         if spare <= 1e-9:
@@ -205,14 +213,16 @@ def allowances(needs: Mapping[str, float], shares: Mapping[str, int], available:
     return allow
 
 
-def _shares(split: Mapping[str, int] | None) -> dict[str, int]:
-    """The split as {tier: percent}, checked (config.py's `hook.tier_split` checks it for users)."""
-    if split is None:
-        return dict(DEFAULT_SPLIT)
-    shares = {t: split.get(t, 0) for t in TIERS}
+def _shares(split: Mapping[str, int] | None, core_share: int = 0) -> dict[str, float]:
+    """{tier: percent}: the core's share first (issue 31), the split (checked; config.py's
+    `hook.tier_split` checks it for users) sharing what is left."""
+    tiers = TIERS[1:]
+    shares = {t: (split or DEFAULT_SPLIT).get(t, 0) for t in tiers}
     if any(not isinstance(v, (int, float)) or v < 0 for v in shares.values()) or sum(shares.values()) != 100:
-        raise ValueError(f"tier split: {', '.join(TIERS)} must be 0 or more and add up to 100, got {dict(split)}")
-    return shares
+        raise ValueError(f"tier split: {', '.join(tiers)} must be 0 or more and add up to 100, got {dict(split or {})}")
+    if not 0 <= core_share <= 100:
+        raise ValueError(f"core share: 0 to 100, got {core_share}")
+    return {CORE: core_share, **{t: v * (100 - core_share) / 100 for t, v in shares.items()}}
 
 
 def _chars(text: str) -> tuple[int, int]:
@@ -287,6 +297,7 @@ def default_sections(memory: "Memory", request: StartRequest) -> list[Section]:
     now = clock.isoformat(timespec="seconds")
     with memory.reading("session-start") as graph:
         summary = summary_mod.get(graph, memory, request.agent_id, max_age_hours=request.summary_max_age_hours)
+        core = core_section(graph, memory, request)
         working = working_section(graph, memory, request, now)
         triggered = triggered_cards(graph, memory, request, prompt) if prompt and request.max_cards else []
         fallback: list["Card"] = []
@@ -297,8 +308,11 @@ def default_sections(memory: "Memory", request: StartRequest) -> list[Section]:
             fallback = _interleave(hot, recent, request.max_cards)
     if damaged is not None:  # said once the graph answered (a damaged graph is the hook's one warning)
         print(f"alaya: warning: hook session-start: {damaged}", file=sys.stderr)
-    shown = {i.id for i in working.items if i.id} if working else set()  # the working tier has them already
-    sections = [working, recent_sessions_section(summary, request, clock), summary_section(summary)]
+    shown = {i.id for i in core.items if i.id} if core else set()  # the core is said first, once
+    if working is not None:
+        working.items = [i for i in working.items if i.id not in shown]
+        shown |= {i.id for i in working.items if i.id}  # the working tier has them already
+    sections = [core, working, recent_sessions_section(summary, request, clock), summary_section(summary)]
     if triggered:
         items = [_card_item(c.id, c.type, c.title, c.content, None, request.card_chars) for c in triggered if c.id not in shown]
         sections.append(Section("triggered", "Cards this prompt triggers", items, order=15, min_items=len(items)))
@@ -311,6 +325,24 @@ def default_sections(memory: "Memory", request: StartRequest) -> list[Section]:
                  for c in fallback if c.id not in shown]
         sections.append(Section("cards", "Hottest and most recent cards", items, order=20, min_items=3))
     return [s for s in sections if s is not None and s.items]
+
+
+def core_section(graph: Any, memory: "Memory", request: StartRequest) -> Section | None:
+    """The core tier (issue 31): the cards introspect's `core` step promoted by evidence of use
+    (maintenance/core.py), best first, read as `state/core.json` then the cards by id in one
+    read; still valid, in the agent's scopes, of an injectable origin. None: no core."""
+    from .core_state import ids as core_ids
+    from .summary import scopes_for
+
+    wanted = core_ids(memory)
+    if not wanted:
+        return None
+    found = graph.get_cards(wanted)
+    allowed, scopes = injectable(memory), scopes_for(request.agent_id)
+    cards = [c for c in (found.get(i) for i in wanted) if c is not None and not c.valid_until
+             and (c.origin or "unknown") in allowed and c.scope in scopes]
+    items = [_card_item(c.id, c.type, c.title, c.content, None, request.card_chars) for c in cards]
+    return Section("core", "", items, order=10, tier=CORE)
 
 
 def triggered_cards(graph: Any, memory: "Memory", request: StartRequest, prompt: str) -> list["Card"]:

@@ -84,6 +84,7 @@ def cmd_session_start(args: argparse.Namespace) -> int:
         summary_max_age_hours=cfg.summary_max_age_hours,
         short_term_days=cfg.short_term_days,
         tier_split=cfg.tier_split.model_dump(),
+        core_share=memory.config.core.inject_share,
         now=common.fixed_now(),
     )
     try:

@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from .core_section import without_own_lines
 from .openclaw_templates import is_scaffolding
 
 KINDS = {"W": "world", "B": "experience", "O": "opinion", "S": "observation"}
@@ -105,8 +106,9 @@ def _annotations(text: str) -> Iterator[tuple[str, str]]:
 
 def parse(text: str) -> tuple[list[Entry], list[tuple[int, str]]]:
     """(entries, warnings as (line, message)) of one workspace file: not the scaffolding
-    OpenClaw seeds a workspace with (`openclaw_templates.py`), not a superseded directive."""
-    lines = text.split("\n")
+    OpenClaw seeds a workspace with (`openclaw_templates.py`), not a superseded directive, not
+    the curated core's lines alaya wrote into MEMORY.md (`core_section.py`)."""
+    lines = without_own_lines(text.split("\n"))  # the curated core's own lines (core_section.py) are ours, not the owner's
     entries: list[Entry] = []
     warnings: list[tuple[int, str]] = []
     section, level, retain = "", 0, False

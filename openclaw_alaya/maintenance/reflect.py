@@ -40,10 +40,8 @@ OpenClaw workspace as pages the agent reads.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import sys
-import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -56,6 +54,7 @@ from ..models import ENTITY_TYPE, Card, SourceRef, index_row, index_text, least_
 from ..recall.evidence import STRONG, WEAK, Counted, counted
 from ..store.raw import CURATION_LOG
 from ..text import STOPWORDS, stem
+from .handwritten import read_text, replace_if_unchanged
 from .workspace import known_workspaces, session_id_for
 
 if TYPE_CHECKING:
@@ -269,13 +268,7 @@ def write_page(path: Path, build: Callable[[str | None], str | None]) -> tuple[s
     `unchanged`, `skipped` (nothing to write), `own` (a page without the marker: the human's),
     or `kept` (a generated page edited by hand, or changed between read and rename: theirs
     stays)."""
-    def read() -> str | None:
-        try:
-            return path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return None
-
-    before = read()
+    before = read_text(path)
     if before is not None:
         if not markdown.is_generated(before):
             return "own", "a page of your own (no generated marker): left alone"
@@ -287,26 +280,9 @@ def write_page(path: Path, build: Callable[[str | None], str | None]) -> tuple[s
     text = with_marker(body)
     if text == before:
         return "unchanged", None
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = (path.stat().st_mode & 0o777) if before is not None else 0o644
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        os.fchmod(fd, mode)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(text.encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
-        if read() != before:  # someone wrote it meanwhile: theirs wins
-            return "kept", "changed meanwhile (between reflect's read and its rename): that version is kept"
-        if before is None:
-            try:
-                os.link(tmp, path)  # fails if it appeared in the meantime
-            except FileExistsError:
-                return "kept", "created meanwhile (between reflect's read and its rename): that version is kept"
-        else:
-            os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
+    lost = replace_if_unchanged(path, before, text)
+    if lost:
+        return "kept", f"{lost} meanwhile (between reflect's read and its rename): that version is kept"
     return "written", None
 
 

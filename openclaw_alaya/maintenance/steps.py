@@ -8,6 +8,7 @@ the built-in plugin), in the order they run:
     30 fold-access                          the recall access log → access_count / last_accessed
     40 cool-down                            temperatures and tiers; COLD cards leave L1
     50 forget                               cold, old, unused, undepended-on cards leave L2
+    55 core                                 the curated core promoted by recall evidence, MEMORY.md (core.py)
     70 optimize                             compact LanceDB, fold new rows into its indexes
     80 time-buckets                         daily / weekly / monthly summaries in state/buckets.json
     85 metrics                              today's health snapshot in state/metrics.jsonl (metrics.py)
@@ -29,7 +30,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from . import access, batch, buckets, consolidate, forget, metrics_history, temperature
+from . import access, batch, buckets, consolidate, core, forget, metrics_history, temperature
 
 if TYPE_CHECKING:
     from ..memory import Memory
@@ -116,6 +117,12 @@ def _optimize(memory: "Memory") -> dict[str, Any]:
     return {"tables": 2, "card_rows": rows}
 
 
+def _core(memory: "Memory") -> dict[str, Any]:
+    """After the fold (fresh evidence) and forget (no departed card promoted); never batched."""
+    o = current()
+    return core.run(memory, now=o.now, dry_run=o.dry_run)
+
+
 def _buckets(memory: "Memory") -> dict[str, Any]:
     o = current()
     return buckets.refresh(memory, now=o.now, dry_run=o.dry_run)
@@ -132,11 +139,12 @@ def maintenance_steps() -> list[Step]:
         Step("fold-access", _fold, order=30),
         Step("cool-down", _cool, order=40),
         Step("forget", _forget, order=50),
+        Step("core", _core, order=55),
         Step("optimize", _optimize, order=70),
         Step("time-buckets", _buckets, order=80),
         Step("metrics", _metrics, order=85),
     ]
 
 
-DRY_RUN_STEPS = frozenset({"consolidate", "fold-access", "cool-down", "forget", "optimize", "time-buckets",
+DRY_RUN_STEPS = frozenset({"consolidate", "fold-access", "cool-down", "forget", "core", "optimize", "time-buckets",
                            "metrics"})
