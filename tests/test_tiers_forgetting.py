@@ -18,8 +18,9 @@ from datetime import datetime, timedelta, timezone
 
 from test_maintenance import card, cards_of, put
 
-from openclaw_alaya.maintenance import introspect
+from openclaw_alaya.maintenance import introspect, temperature
 from openclaw_alaya.maintenance.common import iso
+from openclaw_alaya.maintenance.verify import verify
 from openclaw_alaya.store.raw import read_log
 
 FACT = "The billing pool runs on PostgreSQL with forty connections"
@@ -45,6 +46,9 @@ def test_cold_card_is_found_by_words_and_by_meaning_after_60_and_365_days(memory
         assert cid in _found(memory, ONLY_BY_MEANING, later), days
     report = introspect.run(memory, steps=["cool-down"], now=made + timedelta(days=365))
     assert report["steps"][0]["result"]["tiers"] == {"COLD": 1}
+    assert verify(memory)["ok"]  # a COLD card's row is where it belongs, not stale
+    saved = temperature.footprint(memory)
+    assert saved["unfindable_cards"] == 0 and saved["tiers"] == {"COLD": 1} and saved["l1_bytes"] > 0
 
 
 def test_a_year_of_introspect_forgets_no_owner_stated_card(memory):
