@@ -65,7 +65,7 @@ def main() -> None:
             cold = ids[: int(len(ids) * args.cold)]
             with memory.reading("bench") as graph:
                 cards = graph.get_cards(cold[:: max(1, len(cold) // 3)][:3])
-            probes = [(c.id, " ".join(c.title.split()[:6])) for c in cards.values()]
+            probes = [(c.id, c.title) for c in cards.values()]  # synthetic text repeats: the whole title
             if variant.startswith("drop"):
                 with memory.writing("bench", change_graph=False):
                     memory.index.delete_cards(cold)
