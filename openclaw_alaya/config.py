@@ -157,6 +157,13 @@ class IntrospectConfig(_Section):
     relation_promote_count: int = Field(20, ge=1)  # a custom relation used this often is worth promoting
     forget_min_age_days: float = Field(90.0, ge=0)  # since creation and since last access
     forget_max_access: int = Field(1, ge=0)  # only cards recalled at most this often are forgotten
+    # issue 31: fewer meaning words than this (speaker heads, stop and filler words left out) is
+    # filler: "Thanks, that helps!" has 1, "ok see you tomorrow" 2, the shortest fact in
+    # tests/test_tiers_forgetting.py ("pool size is 20") 3
+    forget_filler_words: int = Field(3, ge=0)
+    # issue 31: an unused card (not owner-stated, COLD, old) is forgotten only at this
+    # importance or less: the heuristic distiller gives a plain concept 0.45, a fact 0.55, a decision 0.7+
+    forget_max_importance: float = Field(0.5, ge=0, le=1)
     keep_days: int = Field(14, ge=1)  # daily buckets kept in state/buckets.json
     keep_weeks: int = Field(8, ge=1)
     keep_months: int = Field(12, ge=1)

@@ -53,6 +53,6 @@ def test_forgetting_a_card_drops_the_forwards_to_it(memory):
     consolidate.consolidate(memory, now=T0)
     later = T0 + timedelta(days=365)
     temperature.cool_down(memory, now=later)
-    assert forget.forget(memory, now=later)["cards"] == ["card-a"]
+    assert [c["card"] for c in forget.forget(memory, now=later)["cards"]] == ["card-a"]  # issue 31: with reasons
     assert forwards(memory) == set()
     assert resolved(memory, ["card-a", "card-b"]) == {}

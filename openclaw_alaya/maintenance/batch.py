@@ -105,26 +105,25 @@ def run(memory: "Memory", names: set[str], *, now: Any = None) -> dict[str, dict
                                                      last_accessed=max(row.last_accessed or "", seen))
 
     # --- 3. cool-down ---------------------------------------------------------------------
-    cool: dict[str, Any] = {"updates": [], "drop_rows": [], "add_rows": []}
+    cool: dict[str, Any] = {"updates": [], "add_rows": []}
     if want["cool-down"]:
         cool = temperature.plan(list(future.values()), indexed - set(mapping), moment, tconf)
         reports["cool-down"] = {
             "cards": len(future), "tiers": dict(Counter(cool["tiers"].values())), "transitions": cool["transitions"],
-            "demoted_hot_limit": len(cool["demoted"]), "embeddings_removed": len(cool["drop_rows"]),
-            "embeddings_restored": len(cool["add_rows"]), "histogram": temperature.histogram(list(cool["temps"].values())),
+            "demoted_hot_limit": len(cool["demoted"]), "embeddings_restored": len(cool["add_rows"]),
+            "histogram": temperature.histogram(list(cool["temps"].values())),
         }
         for cid, tier in cool["tiers"].items():
             future[cid] = dataclasses.replace(future[cid], tier=tier)
 
     # --- 4. forget ------------------------------------------------------------------------
-    chosen: list[str] = []
+    chosen: dict[str, str] = {}
     if want["forget"]:
         shielded = {mapping.get(c, c) for c in protected}
         chosen = forget.eligible(list(future.values()), shielded, moment, intro)
-        reports["forget"] = {"cold": sum(1 for r in future.values() if r.tier == "COLD"), "eligible": len(chosen),
-                             "forgotten": 0, "cards": chosen[:50]}
+        reports["forget"] = forget.report_of(list(future.values()), chosen)
 
-    if not (by_keep or similar or fold_paths or cool["updates"] or cool["drop_rows"] or cool["add_rows"] or chosen):
+    if not (by_keep or similar or fold_paths or cool["updates"] or cool["add_rows"] or chosen):
         return reports
 
     # --- outside the lock: cards to (re)write, their vectors, L3 contexts -------------------
@@ -138,8 +137,7 @@ def run(memory: "Memory", names: set[str], *, now: Any = None) -> dict[str, dict
             prepared = consolidate.prepare(memory, by_keep, cards, indexed, stamp)
     batch = _Batch(
         moment=moment, stamp=stamp, prepared=prepared, similar=similar, hits=hits, last=last, fold_paths=fold_paths,
-        updates=cool["updates"], drop_rows=cool["drop_rows"],
-        cold={cid for cid, tier in cool.get("tiers", {}).items() if tier == "COLD"}, chosen=chosen, restore=restore,
+        updates=cool["updates"], chosen=chosen, restore=restore,
         restore_vectors=memory.embedder.embed([index_text(c) for c in restore]) if restore else None)
 
     # --- one write-lock hold -----------------------------------------------------------------
@@ -166,10 +164,8 @@ class _Batch:
     last: dict[str, float]  # …and the last one of each
     fold_paths: list[Path]  # the rotated logs, removed once folded
     updates: list[dict[str, Any]]  # temperatures and tiers
-    drop_rows: list[str]  # cards turning COLD: their L1 rows go
-    cold: set[str]
-    chosen: list[str]  # forget's candidates, re-checked in the transaction
-    restore: list[Card]  # cards warming up again: their L1 rows come back…
+    chosen: dict[str, str]  # forget's candidates and their reasons, re-checked in the transaction
+    restore: list[Card]  # cards without an L1 row (COLD in a store of before issue 31): it comes back…
     restore_vectors: np.ndarray | None  # …with these vectors
 
 
@@ -180,7 +176,7 @@ class _Applied:
     done: dict[str, Any]  # consolidate.apply_in_graph's result
     found: int  # cards whose access counts were folded in
     present: set[str]  # restored cards still in the graph
-    forgotten: list[str]
+    forgotten: dict[str, str]  # card → reason
     curation: str  # the lines for the L3 log, serialised outside the lock when the copy is used
 
 
@@ -248,24 +244,24 @@ def _apply_graph(graph: "UpkeepGraph", batch: _Batch, intro: Any) -> _Applied:
     if batch.updates:
         temperature.apply_updates(graph, [u for u in batch.updates if u["id"] not in gone])
     present = graph.present_ids([c.id for c in batch.restore])
-    forgotten: list[str] = []
+    forgotten: dict[str, str] = {}
     if batch.chosen:
         # re-check on the cards as this transaction left them: recalled, warmed up or newly
         # depended on meanwhile stays
-        forgotten = forget.eligible(graph.card_rows(batch.chosen), graph.depended_on(), batch.moment, intro)
-        graph.remove_cards(forgotten)
-    curation = log_lines(done["curation"] + [{"op": "forget", "card": c, "ts": batch.stamp} for c in forgotten])
+        forgotten = forget.eligible(graph.card_rows(list(batch.chosen)), graph.depended_on(), batch.moment, intro)
+        graph.remove_cards(list(forgotten))
+    curation = log_lines(done["curation"] + forget.records(forgotten, batch.stamp))
     return _Applied(done=done, found=found, present=present, forgotten=forgotten, curation=curation)
 
 
 def _apply_index(memory: "Memory", batch: _Batch, applied: _Applied) -> None:
-    """Under the write lock, after the graph: L1 rows of merged, cooled and forgotten cards go
+    """Under the write lock, after the graph: L1 rows of merged and forgotten cards go
     in one delete, merged and warmed-up cards' rows come in one upsert (each LanceDB commit
     costs 10–20 ms on 10,000 rows)."""
     forgotten = set(applied.forgotten)
-    gone, rows, vectors = consolidate.index_changes(batch.prepared, applied.done, leave_out=batch.cold | forgotten) \
+    gone, rows, vectors = consolidate.index_changes(batch.prepared, applied.done, leave_out=forgotten) \
         if batch.prepared is not None else ([], [], [])
-    memory.index.delete_cards(sorted(set(gone) | set(batch.drop_rows) | forgotten))
+    memory.index.delete_cards(sorted(set(gone) | forgotten))
     back = [i for i, card in enumerate(batch.restore) if card.id in applied.present and card.id not in forgotten]
     rows += [index_row(batch.restore[i]) for i in back]
     vectors += [batch.restore_vectors[i] for i in back]

@@ -1,41 +1,89 @@
-"""Forget (docs/architecture.md, "Cards, relations, temperature"): remove from L2 (and L1) only
-cards that are all of
+"""Forget (docs/architecture.md, "Cards, relations, temperature"; issue 31: forgetting removes
+noise, not knowledge). What the owner stated — a card of origin `owner` or `manual` (facts,
+preferences, decisions, `alaya remember`, Retain lines), or one stored before origins were
+recorded, which may be either — is never forgotten by age alone. A card leaves L2 and L1 only
+when it is not depended on (no incoming DEPENDS_ON, CAUSED_BY or CAUSES edge), recalled at most
+`introspect.forget_max_access` times, and old (created, and last recalled, at least
+`introspect.forget_min_age_days` ago), for one of these reasons, checked in this order:
 
-- COLD (after the cool-down step of the same run),
-- old: created at least `introspect.forget_min_age_days` ago, and not recalled within that time,
-- rarely used: `access_count` ≤ `introspect.forget_max_access`,
-- not depended on: no incoming DEPENDS_ON, CAUSED_BY or CAUSES edge (another card needs it,
-  was caused by it, or cites it as a cause).
+- `filler`: the model's filler (any origin): fewer than `introspect.forget_filler_words` words
+  that carry meaning once speaker heads and filler words ("thanks", "ok", "hi") are left out;
+- `superseded`: not owner-stated, and its fact was superseded (`valid_until`) that long ago; an
+  owner's superseded fact stays, it is the history of what changed;
+- `unused`: not owner-stated, COLD, and of importance at most `introspect.forget_max_importance`.
+
+(Duplicates are consolidate's: a merged card is gone already, its usage summed into the kept one.)
 
 L3 keeps everything: the session files and the card's context file stay, and the forget is
-recorded in `raw/curation.jsonl` so that `alaya rebuild` does not bring the card back.
+recorded in `raw/curation.jsonl` as {"op": "forget", "card", "ts", "reason"} so that `alaya
+rebuild` does not bring the card back and metrics can count forgets by reason. `alaya
+introspect --dry-run` lists each card it would forget with its reason.
 """
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from ..distill.cues import FILLER_WORDS
 from ..store.raw import CURATION_LOG
+from ..text import content_words
 from .common import as_datetime, iso, parse_time
 
 if TYPE_CHECKING:
     from ..memory import Memory
     from ..store.ports.upkeep import CardRow
 
+OWNER_STATED = frozenset({"owner", "manual", None, ""})
+_HEAD = re.compile(r"^[^:\n]{1,60}:\s", re.M)  # "User (3 May 2026): " before each turn's text
 
-def eligible(rows: list["CardRow"], protected: set[str], now: Any, config: Any) -> list[str]:
-    chosen = []
-    for row in rows:
-        if row.tier != "COLD" or row.access_count > config.forget_max_access or row.id in protected:
-            continue
-        created = parse_time(row.created_at)
-        seen = parse_time(row.last_accessed)
-        if created is None or (now - created).total_seconds() < config.forget_min_age_days * 86400:
-            continue
-        if seen is not None and (now - seen).total_seconds() < config.forget_min_age_days * 86400:
-            continue
-        chosen.append(row.id)
-    return chosen
+
+def meaning_words(content: str) -> int:
+    """How many words of `content` carry meaning: speaker heads, stop words and filler left out."""
+    return sum(1 for w in content_words(_HEAD.sub("", content or "")) if w not in FILLER_WORDS)
+
+
+def _days_since(moment: str | None, now: Any) -> float | None:
+    when = parse_time(moment)
+    return None if when is None else (now - when).total_seconds() / 86400
+
+
+def reason(row: "CardRow", protected: set[str], now: Any, config: Any) -> str | None:
+    """Why this card may be forgotten now (the module docstring's rules), or None."""
+    if row.id in protected or row.access_count > config.forget_max_access:
+        return None
+    age, seen = _days_since(row.created_at, now), _days_since(row.last_accessed, now)
+    if age is None or age < config.forget_min_age_days or (seen is not None and seen < config.forget_min_age_days):
+        return None
+    if meaning_words(row.content) < config.forget_filler_words:
+        return "filler"
+    if row.origin in OWNER_STATED:
+        return None
+    ended = _days_since(row.valid_until, now)
+    if ended is not None and ended >= config.forget_min_age_days:
+        return "superseded"
+    if row.tier == "COLD" and row.importance <= config.forget_max_importance:
+        return "unused"
+    return None
+
+
+def eligible(rows: list["CardRow"], protected: set[str], now: Any, config: Any) -> dict[str, str]:
+    """card id → reason, for the cards that may be forgotten now."""
+    return {row.id: why for row in rows if (why := reason(row, protected, now, config)) is not None}
+
+
+def report_of(rows: list["CardRow"], chosen: dict[str, str]) -> dict[str, Any]:
+    """The step's report: each card it would forget (the first 50) with its reason and title."""
+    titles = {r.id: r.title for r in rows}
+    return {"cold": sum(1 for r in rows if r.tier == "COLD"), "eligible": len(chosen), "forgotten": 0,
+            "reasons": dict(sorted(Counter(chosen.values()).items())),
+            "cards": [{"card": c, "reason": why, "title": titles.get(c, "")} for c, why in list(chosen.items())[:50]]}
+
+
+def records(forgotten: dict[str, str], stamp: str) -> list[dict[str, Any]]:
+    """The curation log's lines for these forgets (metrics counts them by `reason`)."""
+    return [{"op": "forget", "card": c, "ts": stamp, "reason": why} for c, why in forgotten.items()]
 
 
 def forget(memory: "Memory", *, now: Any = None, dry_run: bool = False) -> dict[str, Any]:
@@ -45,17 +93,15 @@ def forget(memory: "Memory", *, now: Any = None, dry_run: bool = False) -> dict[
         rows = graph.card_rows()
         protected = graph.depended_on()
     chosen = eligible(rows, protected, moment, config)
-    cold = sum(1 for r in rows if r.tier == "COLD")
-    report: dict[str, Any] = {"cold": cold, "eligible": len(chosen), "forgotten": 0, "cards": chosen[:50]}
+    report = report_of(rows, chosen)
     if dry_run or not chosen:
         return report
-    stamp = iso(moment)
     with memory.writing("introspect forget") as graph:
         with graph:
             # re-check under the lock: a card recalled, warmed up or newly depended on stays
-            now_chosen = eligible(graph.card_rows(chosen), graph.depended_on(), moment, config)
-            memory.raw.append_log(CURATION_LOG, [{"op": "forget", "card": c, "ts": stamp} for c in now_chosen])
-            graph.remove_cards(now_chosen)
-        memory.index.delete_cards(now_chosen)
+            now_chosen = eligible(graph.card_rows(list(chosen)), graph.depended_on(), moment, config)
+            memory.raw.append_log(CURATION_LOG, records(now_chosen, iso(moment)))
+            graph.remove_cards(list(now_chosen))
+        memory.index.delete_cards(list(now_chosen))
     report["forgotten"] = len(now_chosen)
     return report

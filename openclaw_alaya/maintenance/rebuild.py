@@ -12,7 +12,7 @@ layout").
    (consolidate.merge_in_graph), so old ids keep resolving. Sessions and cards forgotten on
    purpose (`raw/tombstones.jsonl`) are not derived.
    Usage (access counts, last access, creation time, temperature and tier) is carried over from the old graph for cards that still exist (not
-   from a damaged one: the report says so); COLD cards get no L1 row. Nothing of the old graph
+   from a damaged one: the report says so); COLD cards keep their L1 row (issue 31). Nothing of the old graph
    or index is needed, so a rebuild mends a damaged or missing one.
 2. What L3 gained meanwhile (sessions captured during the build, new log records) is caught up
    the same way, from where the build left each session: a few times outside the lock, then
@@ -115,7 +115,7 @@ class _Build:
             _drop_forgotten(self.memory, graph, index)
             report["replayed"] = {k: report["replayed"].get(k, 0) + n for k, n in replayed.items()}
             if usage is not None:
-                report["usage_carried"] = _carry_usage(graph, index, usage)
+                report["usage_carried"] = _carry_usage(graph, usage)
             report["cards_now"] = graph.card_count()
         self.seen = now
         return True
@@ -331,7 +331,7 @@ def _drop_forgotten(memory: "Memory", graph: "UpkeepGraph", index: Any) -> None:
         graph.delete_sessions(sessions)
 
 
-def _carry_usage(graph: "UpkeepGraph", index: Any, usage: dict[str, Any]) -> int:
+def _carry_usage(graph: "UpkeepGraph", usage: dict[str, Any]) -> int:
     present = graph.all_card_ids()
     rows = [
         {"id": cid, "n": u.access_count, "seen": u.last_accessed, "created": u.created_at,
@@ -341,5 +341,4 @@ def _carry_usage(graph: "UpkeepGraph", index: Any, usage: dict[str, Any]) -> int
     graph.set_card_columns([{"id": r["id"], "access_count": r["n"], "last_accessed": r["seen"], "created_at": r["created"],
                              "temperature": r["t"], "tier": r["tier"]} for r in rows],
                            ["access_count", "last_accessed", "created_at", "temperature", "tier"])
-    index.delete_cards([r["id"] for r in rows if r["tier"] == "COLD"])
     return len(rows)

@@ -6,7 +6,7 @@ dimension, hash → openai): every card's index text is embedded again (no lock;
 cache makes an interrupted run cheap to resume), a new index is built beside the old one (the
 scratch port, store/ports/scratch.py), and under the write lock it is installed (a crash cannot
 leave no index) if the cards did not change meanwhile (else it is built again, up to three
-times). COLD cards have no L1 row and get none.
+times). COLD cards keep their L1 row like any other (issue 31).
 
 `embed-pending` embeds the cards that were stored while the embedder was down
 (`state/pending_embeddings.json`) and relation names that have no embedding yet.
@@ -34,7 +34,7 @@ _CHUNK = 1000  # texts per embed() call (the embedder batches and parallelises i
 
 
 def _indexed_cards(memory: "Memory") -> tuple[list[Any], list[str]]:
-    """Cards that belong in L1 (not COLD) and every relation name in use (read lock)."""
+    """Cards that belong in L1 (all of them) and every relation name in use (read lock)."""
     with memory.reading("reembed (reading cards)") as graph:
         ids = graph.l1_card_ids()
         cards = graph.get_cards(ids)
@@ -93,7 +93,7 @@ def embed_pending(memory: "Memory") -> dict[str, Any]:
     names = sorted((used | set(CORE_RELATIONS)) - known)
     if not pending and not names:
         return {"cards": 0, "relations": 0}
-    todo = [c for c in cards.values() if c.tier != "COLD"]
+    todo = list(cards.values())
     vectors = memory.embedder.embed([index_text(c) for c in todo]) if todo else None  # raises while still down
     rel_rows = [{"name": n, "description": relation_description(n)} for n in names]
     rel_vectors = memory.embedder.embed([r["description"] for r in rel_rows]) if rel_rows else None

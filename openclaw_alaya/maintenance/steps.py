@@ -6,8 +6,8 @@ the built-in plugin), in the order they run:
     16 reflect           (introspect.py)   entity and opinion pages in bank/, opinions weighed (reflect.py)
     20 consolidate                          merge duplicates, link similar cards, review relation names
     30 fold-access                          the recall access log → access_count / last_accessed
-    40 cool-down                            temperatures and tiers; COLD cards leave L1
-    50 forget                               cold, old, unused, undepended-on cards leave L2
+    40 cool-down                            temperatures and tiers (every tier keeps its L1 row)
+    50 forget                               filler, superseded and unused cards (never owner-stated by age)
     55 core                                 the curated core promoted by recall evidence, MEMORY.md (core.py)
     70 optimize                             compact LanceDB, fold new rows into its indexes
     80 time-buckets                         daily / weekly / monthly summaries in state/buckets.json

@@ -20,9 +20,12 @@ card of average importance (0.5) that nobody recalls is HOT for its first week (
 0.6 and falling), WARM after, and COLD after one half-life; a card recalled more than ten times
 stays HOT (unless the HOT limit demotes it).
 
-A COLD card loses its L1 row (vector and full-text) but keeps everything in L2, so recall still
-reaches it by walking the graph; a card that warms up again (recalled through the graph, its
-access folded in) gets its row back.
+Tiers save cost, never findability (issue 31): every card, COLD included, keeps its L1 row (its
+full-text row and its vector), so recall finds a card nobody asked about for a year by its words
+and by its meaning. Before issue 31 a COLD card lost that row, and `alaya recall "billing pool"`
+found nothing 49 days after the card was written; a card of such a store without a row gets it
+back at the next cool-down. What the tiers decide is what is HOT (session start, ranking) and
+what forget may consider (forget.py); `footprint` says what L1 holds per tier.
 """
 
 from __future__ import annotations
@@ -94,7 +97,7 @@ def histogram(values: list[float], bins: int = 10) -> list[dict[str, Any]]:
 
 
 def plan(rows: list[CardRow], indexed: set[str], now: datetime, config: TemperatureConfig) -> dict[str, Any]:
-    """New temperature and tier per card, the HOT overflow, and which L1 rows go or come back."""
+    """New temperature and tier per card, the HOT overflow, and the cards whose L1 row is missing."""
     temps = {
         r.id: temperature(created_at=r.created_at, last_accessed=r.last_accessed, access_count=r.access_count,
                           importance=r.importance, now=now, config=config, valid_until=r.valid_until)
@@ -113,16 +116,15 @@ def plan(rows: list[CardRow], indexed: set[str], now: datetime, config: Temperat
         if tiers[cid] != by_id[cid].tier or abs(round(temps[cid], 4) - by_id[cid].temperature) >= 1e-4
     ]
     transitions = Counter(f"{by_id[cid].tier}->{tiers[cid]}" for cid in temps if tiers[cid] != by_id[cid].tier)
-    drop_rows = sorted(cid for cid, tier in tiers.items() if tier == "COLD" and cid in indexed)
-    add_rows = sorted(cid for cid, tier in tiers.items() if tier != "COLD" and cid not in indexed)
+    add_rows = sorted(cid for cid in tiers if cid not in indexed)
     return {
         "temps": temps, "tiers": tiers, "updates": updates, "transitions": dict(sorted(transitions.items())),
-        "demoted": demoted, "drop_rows": drop_rows, "add_rows": add_rows,
+        "demoted": demoted, "add_rows": add_rows,
     }
 
 
 def cool_down(memory: "Memory", *, now: Any = None, dry_run: bool = False) -> dict[str, Any]:
-    """Recompute temperatures and tiers; COLD cards leave L1, warmed-up ones come back."""
+    """Recompute temperatures and tiers; a card without an L1 row gets it back."""
     moment = as_datetime(now)
     config = memory.config.temperature
     with memory.reading("introspect cool-down (reading cards)") as graph:
@@ -134,11 +136,10 @@ def cool_down(memory: "Memory", *, now: Any = None, dry_run: bool = False) -> di
         "tiers": dict(Counter(p["tiers"].values())),
         "transitions": p["transitions"],
         "demoted_hot_limit": len(p["demoted"]),
-        "embeddings_removed": len(p["drop_rows"]),
         "embeddings_restored": len(p["add_rows"]),
         "histogram": histogram(list(p["temps"].values())),
     }
-    if dry_run or not (p["updates"] or p["drop_rows"] or p["add_rows"]):
+    if dry_run or not (p["updates"] or p["add_rows"]):
         return report
     restore: list[Any] = []
     if p["add_rows"]:
@@ -149,7 +150,6 @@ def cool_down(memory: "Memory", *, now: Any = None, dry_run: bool = False) -> di
         with graph:
             apply_updates(graph, p["updates"])
             present = graph.present_ids([c.id for c in restore])
-        memory.index.delete_cards(p["drop_rows"])
         keep = [i for i, card in enumerate(restore) if card.id in present]
         if keep:
             memory.index.upsert_cards([index_row(restore[i]) for i in keep], vectors[keep])
@@ -158,3 +158,17 @@ def cool_down(memory: "Memory", *, now: Any = None, dry_run: bool = False) -> di
 
 def apply_updates(graph: "UpkeepGraph", updates: list[dict[str, Any]]) -> None:
     graph.set_card_columns(updates, ["temperature", "tier"])
+
+
+def footprint(memory: "Memory") -> dict[str, Any]:
+    """What tiering costs and saves now, for `bench/year.py` (issue 31): cards per tier, L1 rows
+    and L1 bytes on disk. Every tier keeps its row, so `l1_bytes_saved` is 0 and
+    `unfindable_cards` (cards without a row) should be 0 too; the COLD tier saves session-start
+    and ranking attention, not bytes."""
+    with memory.reading("tier footprint") as graph:
+        tiers = graph.tier_counts()
+        rows = memory.index.card_count()
+    cards = sum(tiers.values())
+    return {"tiers": {str(k or "WARM"): v for k, v in sorted(tiers.items(), key=lambda kv: str(kv[0]))},
+            "cards": cards, "l1_rows": rows, "unfindable_cards": max(0, cards - rows),
+            "l1_bytes": memory.storage.footprint().l1, "l1_bytes_saved": 0}

@@ -2,8 +2,8 @@
 
 Problems found, each as `{"kind", "card"?, "session"?, "detail"}`:
 
-- `missing_l1_row`: a card that is not COLD has no row in L1 (recall cannot find it by words
-  or meaning); `stale_l1_row`: an L1 row for a card that is not in L2 (or is COLD);
+- `missing_l1_row`: a card (of any tier, COLD too since issue 31) has no row in L1 (recall
+  cannot find it by words or meaning); `stale_l1_row`: an L1 row for a card that is not in L2;
 - `missing_session`: a card cites a session (its sources or an EXTRACTED_FROM edge) whose file
   is not in `raw/sessions` (L3);
 - `orphan_edge`: an edge to or from a card that does not exist (a node with no content, left by
@@ -63,7 +63,6 @@ def verify(memory: "Memory") -> dict[str, Any]:
         sessions = set(memory.raw.session_ids())
         problems: list[dict[str, Any]] = recovery.check(memory)
     real = {cid for cid, _tier, title, created, _cited in cards if title and created}
-    tiers = {cid: tier or "WARM" for cid, tier, *_ in cards}
     cited: dict[str, set[str]] = {}
     for cid, session in extracted:
         cited.setdefault(cid, set()).add(session)
@@ -73,7 +72,7 @@ def verify(memory: "Memory") -> dict[str, Any]:
         refs = set(cited_by_sources or ())
         if cited_by_sources is None:
             problems.append({"kind": "no_provenance", "card": cid, "detail": "sources are unreadable"})
-        if (tier or "WARM") != "COLD" and cid not in indexed:
+        if cid not in indexed:  # COLD included (issue 31: tiers never cost findability)
             problems.append({"kind": "missing_l1_row", "card": cid, "detail": f"{tier or 'WARM'} card has no L1 row"})
         if not refs and not cited.get(cid):
             problems.append({"kind": "no_provenance", "card": cid, "detail": "no sources and no EXTRACTED_FROM edge"})
@@ -82,8 +81,6 @@ def verify(memory: "Memory") -> dict[str, Any]:
                              "detail": f"session {session} is not in raw/sessions"})
     for cid in sorted(indexed - real):
         problems.append({"kind": "stale_l1_row", "card": cid, "detail": "L1 row for a card that is not in L2"})
-    for cid in sorted(c for c in indexed & real if tiers.get(c) == "COLD"):
-        problems.append({"kind": "stale_l1_row", "card": cid, "detail": "COLD card still has an L1 row"})
     for src, rel, dst, _weight, _created in edges:
         for end in (src, dst):
             if end not in real:

@@ -179,7 +179,7 @@ class UpkeepQueries:
         return {r[0] for r in self._rows("MATCH (c:Card) RETURN c.id")}
 
     def l1_card_ids(self) -> list[str]:
-        cypher = "MATCH (c:Card) WHERE c.tier IS NULL OR c.tier <> 'COLD' RETURN c.id ORDER BY c.id"
+        cypher = "MATCH (c:Card) RETURN c.id ORDER BY c.id"
         return [r[0] for r in self._rows(cypher)]
 
     def delete_sessions(self, ids: list[str]) -> None:

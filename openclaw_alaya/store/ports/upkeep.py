@@ -185,7 +185,7 @@ class UpkeepGraph(Protocol):
         ...
 
     def l1_card_ids(self) -> list[str]:
-        """Ids of the cards that belong in L1 (not COLD), sorted."""
+        """Ids of the cards that belong in L1 (every card, COLD too: issue 31), sorted."""
         ...
 
     def delete_sessions(self, ids: list[str]) -> None:
