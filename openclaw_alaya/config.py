@@ -100,6 +100,27 @@ class IntentWeights(_Section):
     speaker: float = Field(1.0, ge=0, le=1)
 
 
+class RankWeights(_Section):
+    """What a recalled card's relevance (the fused full-text, vector, entity, context and graph
+    score) is weighed by (recall/weights.py, issue 31): score × (1 + Σ weight × signal) / (1 + Σ
+    weight), each signal 0..1, so the boost is bounded and a card that answers the question
+    better keeps its place over a newer, more used one that answers it worse. Measured on the
+    tune half of LoCoMo dev (bench/locomo.py) and of bench/ranking.py (`--half tune`): see each."""
+
+    # recency of the card's date (valid_from, else created): "steps" is the design document's
+    # today 1, this week 2/3, this month 1/3, this year 1/6, older 0; "decay" 0.5 ** (age /
+    # half-life)
+    recency: float = Field(0.3, ge=0, le=1)
+    recency_shape: Literal["steps", "decay"] = "steps"
+    recency_half_life_days: float = Field(30.0, gt=0)
+    importance: float = Field(0.1, ge=0, le=1)  # the card's importance, 0..1
+    # use: recalls (folded on the card and not yet folded, recall/usage_now.py), log-scaled to 1
+    # at `access_saturation`, averaged with the recency steps of the last one
+    access: float = Field(0.1, ge=0, le=1)
+    access_saturation: int = Field(20, ge=1)
+    tag: float = Field(0.2, ge=0, le=1)  # tag hierarchy match (recall/tags.py): exact 1, parent .7, child .5, sibling .3
+
+
 class RecallConfig(_Section):
     top_k: int = Field(10, ge=1, le=200)
     # Fusion settings measured on the LoCoMo dev split (bench/locomo.py): a small k and a
@@ -146,6 +167,7 @@ class RecallConfig(_Section):
     context_further: float = Field(0.6, ge=0, le=1)
     h_weights: HDistanceWeights = Field(default_factory=HDistanceWeights)
     intent: IntentWeights = Field(default_factory=IntentWeights)
+    weights: RankWeights = Field(default_factory=RankWeights)
 
 
 class IntrospectConfig(_Section):
