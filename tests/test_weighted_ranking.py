@@ -10,6 +10,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from openclaw_alaya import Alaya
+from openclaw_alaya.bridge import inject
 from openclaw_alaya.recall import tags
 from openclaw_alaya.recall.usage_now import unfolded
 from openclaw_alaya.recall.weights import Weigher
@@ -112,10 +113,9 @@ def test_a_fact_changed_three_times_ranks_its_current_value_first(memory, at):
     nodes = memory.recall("where does Alice work", concepts=["Alice"], now=now).nodes
     assert nodes[0].card_id == cards[-1] and not nodes[0].superseded
     assert all(n.superseded for n in nodes if n.card_id in cards[:-1])
-    start = memory.session_start(prompt="where does Alice work") if hasattr(memory, "session_start") else None
-    if start is not None:
-        text = start if isinstance(start, str) else str(start)
-        assert text.find("Umbrella") < min(text.find(v) for v in values[:-1] if v in text)
+    block = inject.build(memory, inject.StartRequest(prompt="where does Alice work", now=now))
+    relevant = block.split("Cards relevant to this prompt", 1)[1].splitlines()[1:]  # the session-start block
+    assert "works at Umbrella" in relevant[0], block
 
 
 def test_an_old_card_that_answers_beats_a_new_one_that_barely_does(memory, at):
