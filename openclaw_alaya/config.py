@@ -100,6 +100,36 @@ class IntentWeights(_Section):
     speaker: float = Field(1.0, ge=0, le=1)
 
 
+class RankWeights(_Section):
+    """What a recalled card's relevance (the fused full-text, vector, entity, context and graph
+    score) is weighed by (recall/weights.py, issue 31): score × (1 + Σ weight × signal) / (1 + Σ
+    weight), each signal 0..1, so the boost is bounded and a card that answers the question
+    better keeps its place over a newer, more used one that answers it worse. Measured on the
+    tune half of LoCoMo dev (bench/locomo.py) and of bench/ranking.py (`--half tune`): see each."""
+
+    # recency of the card's date (valid_from, else created): "steps" is the design document's
+    # today 1, this week 2/3, this month 1/3, this year 1/6, older 0; "decay" 0.5 ** (age /
+    # half-life). bench/ranking.py tune half, hit@1 / MRR: all weights 0 0.839 / 0.889; recency
+    # 0.3, importance 0.1, access 0.1: steps 0.839 / 0.887, decay 0.871 / 0.905, but then a new
+    # card ranked 2nd in every list beats an old one ranked 1st (RRF puts ranks 1 and 2 only
+    # 14% apart), which buries a fact stated once a year ago under this week's chatter
+    # (tests/test_weighted_ranking.py). So the use and time weights together stay under that
+    # 14%: they reorder near-equals only. At 0.08 / 0.02 / 0.03: decay 0.839 / 0.888, steps
+    # 0.839 / 0.888. LoCoMo dev: no change at 3 decimals for any of these (its cards are all of
+    # 2023, equally old at recall time)
+    recency: float = Field(0.08, ge=0, le=1)
+    recency_shape: Literal["steps", "decay"] = "decay"
+    recency_half_life_days: float = Field(30.0, gt=0)
+    importance: float = Field(0.02, ge=0, le=1)  # the card's importance, 0..1 (0.1 and 0.3 alike on the tune half)
+    # use: recalls (folded on the card and not yet folded, recall/usage_now.py), log-scaled to 1
+    # at `access_saturation`, averaged with the recency steps of the last one (0 and 0.1 alike
+    # on the tune half: a bench asks each question once, so use says little there)
+    access: float = Field(0.03, ge=0, le=1)
+    access_saturation: int = Field(20, ge=1)
+    # only when the recall names tags (`--tag`, a path in the query): what was asked for outright
+    tag: float = Field(0.2, ge=0, le=1)  # tag hierarchy match (recall/tags.py): exact 1, parent .7, child .5, sibling .3
+
+
 class RecallConfig(_Section):
     top_k: int = Field(10, ge=1, le=200)
     # Fusion settings measured on the LoCoMo dev split (bench/locomo.py): a small k and a
@@ -146,6 +176,7 @@ class RecallConfig(_Section):
     context_further: float = Field(0.6, ge=0, le=1)
     h_weights: HDistanceWeights = Field(default_factory=HDistanceWeights)
     intent: IntentWeights = Field(default_factory=IntentWeights)
+    weights: RankWeights = Field(default_factory=RankWeights)
 
 
 class IntrospectConfig(_Section):

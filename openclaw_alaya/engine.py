@@ -281,13 +281,17 @@ class Alaya:
         until: str | None = None,
         now: datetime | None = None,
         origins: list[str] | None = None,
+        tags: list[str] | None = None,
     ) -> RecallResult:
         """Find cards by meaning and words, then walk the graph; a read, never a write to L2.
         `since`/`until` keep the cards dated in that range ("2026-11-02", "7d", "last week": see
         recall/periods.py); `now` is what they and a time phrase in the query count from;
-        `origins` keeps the cards of those origins ("unknown": stored before provenance)."""
+        `origins` keeps the cards of those origins ("unknown": stored before provenance); `tags`
+        the cards filed under one of those tags or a child of it (`技术/前端` keeps
+        `技术/前端/React`: recall/tags.py)."""
         from .recall.navigate import UNKNOWN_ORIGIN, Recaller, RecallRequest
         from .recall.periods import aware, window
+        from .recall.usage_now import unfolded
 
         self.dirs.require()
         try:
@@ -306,10 +310,11 @@ class Alaya:
                 until=period.end if period else None,
                 now=now,
                 origins=None if origins is None else [check_choice(o, (*ORIGINS, UNKNOWN_ORIGIN), "origin") for o in origins],
+                tags=[t for t in tags or [] if t.strip()],
             )
         except (ValidationError, ValueError) as exc:
             raise InputError(f"recall: {_first_error(exc)}") from None
-        recaller = Recaller(self.config.recall, self.embedder)
+        recaller = Recaller(self.config.recall, self.embedder, unfolded(self.dirs.state))
         with self.viewing("recall") as graph:
             result = recaller.run(request, graph, self.index)
         self._with_evidence(result.nodes)

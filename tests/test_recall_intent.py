@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from openclaw_alaya.config import IntentWeights, RecallConfig
+from openclaw_alaya.config import IntentWeights, RankWeights, RecallConfig
 from openclaw_alaya.embedding import HashEmbedder
 from openclaw_alaya.maintenance.workspace import sync
 from openclaw_alaya.models import Card
@@ -183,6 +183,7 @@ def test_what_the_named_person_said_comes_first(memory):
     # a name further on is who it is about, not who said it
     assert memory.recall("What did Bob say about Alice's lighthouse painting?", top_k=1).nodes[0].content.startswith("Bob")
     memory.config.recall.intent = IntentWeights(speaker=0)  # words alone: Alice's card says "harbour" twice
+    memory.config.recall.weights = RankWeights(recency=0, importance=0, access=0, tag=0)  # the two recalls above used Bob's
     assert memory.recall(question, top_k=1).nodes[0].content.startswith("Alice")
 
 

@@ -20,7 +20,7 @@ def add_commands(sub: Any, command: Any) -> None:
     get.add_argument("card_ids", nargs="+", metavar="CARD")
     listing = command("list", cmd_list, "list cards newest first (by when they were created), optionally filtered")
     listing.add_argument("--type", help="card type (concept, pattern, gotcha, decision, preference, fact, …)")
-    listing.add_argument("--tag", help="cards with this tag (any case)")
+    listing.add_argument("--tag", help="cards with this tag or one filed under it (any case): 技术/前端 also lists 技术/前端/React")
     listing.add_argument("--entity", metavar="NAME", help="cards that mention this entity, by name or alias (any case)")
     listing.add_argument("--since", metavar="WHEN", help="created from then on, as recall reads it: a date "
                          "(2026-03-01), an ISO time, 7d, last week, …")

@@ -24,6 +24,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..recall.usage_now import NONE, tally
 from ..store.raw import read_log
 from . import usage
 from .common import iso
@@ -40,20 +41,11 @@ def pending(memory: "Memory") -> list[Path]:
 
 
 def aggregate(paths: list[Path]) -> tuple[Counter, dict[str, float], int]:
-    counts: Counter = Counter()
-    last: dict[str, float] = {}
-    lines = 0
+    total, lines = NONE, 0
     for path in paths:
-        for record in read_log(path):
-            cards, ts = record.get("cards"), record.get("ts")
-            if not isinstance(cards, list) or not isinstance(ts, (int, float)):
-                continue
-            lines += 1
-            for cid in cards:
-                if isinstance(cid, str):
-                    counts[cid] += 1
-                    last[cid] = max(last.get(cid, 0.0), float(ts))
-    return counts, last, lines
+        found, n = tally(read_log(path))
+        total, lines = total.merged(found), lines + n
+    return total.counts, total.last, lines
 
 
 def rotate(memory: "Memory") -> list[Path]:

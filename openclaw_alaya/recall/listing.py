@@ -14,6 +14,7 @@ from ..errors import InputError, NotFoundError
 from ..models import CardPage, CardRecord, check_id
 from .navigate import SHARED_SCOPE
 from .periods import aware, window
+from .tags import SEP, path
 
 if TYPE_CHECKING:
     from ..store.ports.graph import CardGraph
@@ -82,7 +83,8 @@ def list_cards(graph: "CardGraph", request: ListRequest) -> CardPage:
     if request.entity:
         name = request.entity.lower()
         entities = sorted({name, graph.aliases().get(name, name).lower()})
-    return graph.card_page(type=request.type, tag=request.tag.lower() if request.tag else None, entities=entities,
+    tag = SEP.join(path(request.tag)) if request.tag else None  # 技术/前端 also lists 技术/前端/React
+    return graph.card_page(type=request.type, tag=tag or None, entities=entities,
                            since=request.since, before=request.before, tier=request.tier,
                            scopes=[request.scope, SHARED_SCOPE] if request.scope else None,
                            limit=request.limit, offset=request.offset)

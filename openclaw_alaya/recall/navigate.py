@@ -13,6 +13,8 @@ Scoring, in short:
   how well the relation fits the question: with `relations` named, 1 for a named one and, for
   a relation whose name embeds within `rel_similarity_threshold` of a named one's (also
   followed), that similarity (`rel_similarity`); else its embedding's cosine to the query;
+- the final score weighs that relevance by the card's recency, importance, use (the recalls not
+  folded yet included) and tag-hierarchy match, a bounded factor (`weights.py`, issue 31);
 - `h_distance` = weighted mean of (1 − semantic closeness), hops taken / depth, and
   (1 − relation fit); 0 is "exactly what was asked", 1 is "far away".
 No model is called: the only embedding is the query's own.
@@ -52,7 +54,11 @@ from ..text import estimate_tokens
 from .compact import Returned
 from .context import SESSION_NEXT, session_neighbours
 from .intent import IntentBoost, without_names
+from .periods import aware
+from .tags import asked_in, within
 from .timing import TimeSignal
+from .usage_now import NONE, Unfolded
+from .weights import Weigher
 
 SHARED_SCOPE = "shared"
 UNKNOWN_ORIGIN = "unknown"  # what `origins` calls a card stored before provenance was recorded
@@ -72,6 +78,7 @@ class RecallRequest(BaseModel):
     until: datetime | None = None  # …and before this
     now: datetime | None = None  # what "last week" in the query is counted from (default: the current time)
     origins: list[str] | None = None  # only cards of these origins (models.ORIGINS, "unknown": stored before provenance)
+    tags: list[str] = Field(default_factory=list)  # only cards filed under one of these tags or their children (tags.py)
 
     @property
     def text(self) -> str:
@@ -90,9 +97,10 @@ class _Hit:
 
 
 class Recaller:
-    def __init__(self, config: RecallConfig, embedder: Embedder) -> None:
+    def __init__(self, config: RecallConfig, embedder: Embedder, usage: Unfolded = NONE) -> None:
         self.config = config
         self.embedder = embedder
+        self.usage = usage  # the recalls not folded into the cards yet (usage_now.py)
 
     def run(self, request: RecallRequest, graph: GraphReads, index: CardIndex) -> RecallResult:
         # a from_node merged into another card since (introspect's consolidate): navigate from
@@ -131,7 +139,9 @@ class Recaller:
         closeness = self._closeness(reference, [h.card_id for h in ranked], index)
         cards = _LazyCards(graph, [h.card_id for h in ranked], (request.top_k or self.config.top_k) + 4)
         boost = IntentBoost.of(request.query, self.config.intent)
-        nodes = self._take(_final_order(ranked, cards, request.scope, request.origins, boost), closeness, depth, request)
+        weigh = Weigher(self.config.weights, aware(request.now), self.usage, asked_in(request.query, request.tags))
+        final = _final_order(ranked, cards, request.scope, request.origins, boost, weigh, request.tags)
+        nodes = self._take(final, closeness, depth, request)
         if request.from_nodes:  # navigation: the nearest place first (the seed's contract)
             nodes.sort(key=lambda n: (n.h_distance, -n.score))
         self._reasons(nodes, hits, graph)
@@ -394,10 +404,12 @@ def _order(hit: _Hit) -> tuple[float, int, str]:
 
 
 def _final_order(ranked: list[_Hit], cards: "_LazyCards", scope: str | None,
-                 origins: list[str] | None = None, boost: IntentBoost | None = None) -> Iterator[tuple[_Hit, Card]]:
-    """The hits best first once cards out of scope or gone are dropped, superseded ones
-    penalised and the others scaled for the question's intent (`intent.py`: the cards that
-    answer it keep their score, the rest lose a bounded share), reading cards only as far down
+                 origins: list[str] | None = None, boost: IntentBoost | None = None,
+                 weigh: Weigher | None = None, tags: list[str] | None = None) -> Iterator[tuple[_Hit, Card]]:
+    """The hits best first once cards out of scope, outside the tags asked for or gone are
+    dropped, superseded ones penalised and the others scaled for the question's intent
+    (`intent.py`: the cards that answer it keep their score, the rest lose a bounded share) and
+    weighed by time, importance, use and tags (`weights.py`), reading cards only as far down
     the list as that order needs: each of these only lowers a score, so a checked hit is final
     as soon as it beats the next unchecked one's score as it stands (at 100k cards, checking
     every candidate first was a third of a recall)."""
@@ -408,10 +420,14 @@ def _final_order(ranked: list[_Hit], cards: "_LazyCards", scope: str | None,
         card = cards.get(hit.card_id)
         if card is None or not _in_scope(card, scope) or (origins is not None and (card.origin or UNKNOWN_ORIGIN) not in origins):
             continue
+        if tags and not any(within(card.tags, t) for t in tags):
+            continue
         if card.valid_until:
             hit.score *= _SUPERSEDED_PENALTY
         if boost:
             hit.score *= boost.factor(card)
+        if weigh:
+            hit.score *= weigh.factor(card)
         heapq.heappush(checked, (_order(hit), hit, card))
     while checked:
         yield heapq.heappop(checked)[1:]

@@ -40,6 +40,8 @@ class RecallOptions(BaseModel):
     until: str | None = _option("only cards before the end of it: the same forms as --since", "--until")
     origins: list[str] | None = _option("only cards of these origins, comma-separated: manual, owner, agent, system, "
                                         "untrusted, unknown (stored before origins were recorded)", "--origin", csv=True)
+    tags: list[str] | None = _option("only cards filed under these tags or their children (技术/前端 keeps 技术/前端/React), "
+                                     "comma-separated or repeated", "--tag", csv=True, repeat=True)
 
 
 def spec(info: FieldInfo) -> dict[str, Any]:

@@ -12,13 +12,17 @@ from .columns import CARD_FIELDS, CARD_RELATIONS, CUSTOM, card_from_row
 # `card_page`'s filters, each reading the parameter of its name
 _CARD_FILTERS = {
     "type": "c.type = $type",
-    "tag": "list_contains(list_transform(c.tags, t -> lower(t)), $tag)",
+    # the tag or a child of it (`技术/前端` keeps `技术/前端/React`, issue 31): Kuzu takes no
+    # parameter inside a list lambda, so the tags are joined by a separator no tag holds
+    "tag": "list_contains(list_transform(c.tags, t -> lower(t)), $tag)"
+           " OR concat($tag_sep, lower(list_to_string($tag_sep, c.tags))) CONTAINS concat($tag_sep, $tag, '/')",
     "entities": "EXISTS { MATCH (c)-[:MENTIONS]->(e:Entity) WHERE lower(e.name) IN $entities }",
     "since": "c.created_at >= $since",
     "before": "c.created_at < $before",
     "tier": "c.tier = $tier",
     "scopes": "c.scope IN $scopes",
 }
+_TAG_SEP = "\x1f"  # the unit separator: in no tag a person or a distiller writes
 
 
 class CurationQueries:
@@ -151,6 +155,8 @@ class CurationQueries:
                  "scopes": scopes}
         params: dict[str, Any] = {key: value for key, value in given.items() if value}
         where = ("WHERE " + " AND ".join(f"({_CARD_FILTERS[key]})" for key in params)) if params else ""
+        if tag:
+            params["tag_sep"] = _TAG_SEP
         fields = ", ".join(f"c.{f}" for f in CARD_FIELDS)
         total = self._rows(f"MATCH (c:Card) {where} RETURN count(c)", params)[0][0]
         rows = self._rows(

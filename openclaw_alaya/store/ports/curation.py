@@ -125,7 +125,8 @@ class CurationGraph(Protocol):
                   since: str | None = None, before: str | None = None, tier: str | None = None,
                   scopes: list[str] | None = None, limit: int, offset: int) -> "CardPage":
         """A page of the cards meeting every given filter, newest first (`created_at`, then id),
-        with the total that match: a `type`, a tag (`tag` lower-cased, any case matches), a
+        with the total that match: a `type`, a tag or a child of it (`tag` lower-cased, any
+        case matches; `a/b` also keeps `a/b/c`: recall/tags.py), a
         mention of an entity named (lower-cased) one of `entities`, `created_at` from `since`
         and before `before`, a tier, one of `scopes`."""
         ...
