@@ -287,6 +287,16 @@ class Link(Shape):
     reason: str | None = None  # why the two are related (`alaya link --reason`, an LLM distiller)
 
 
+class Replaced(Shape):
+    """An earlier value a returned card superseded (recall/history.py, issue 31)."""
+
+    card_id: str
+    title: str
+    content: str  # what it said
+    valid_from: str | None = None
+    valid_until: str | None = None
+
+
 class RecallNode(Shape):
     card_id: str
     title: str
@@ -313,6 +323,8 @@ class RecallNode(Shape):
     # an opinion's evidence as reflect counted it (raw/curation.jsonl); None on other cards
     supporting: list[str] | None = None
     contradicting: list[str] | None = None
+    # asked about history: the values this card replaced, newest first (recall/history.py)
+    replaces: list[Replaced] | None = None
 
     def evidence(self) -> str | None:
         """`confidence 0.95 · supporting: … · contradicting: …` for an opinion (the text renders

@@ -292,7 +292,7 @@ def default_sections(memory: "Memory", request: StartRequest) -> list[Section]:
         except DamagedStoreError as exc:  # the index: the graph's hottest and newest cards stand in
             damaged, result = exc, None
         relevant = [_card_item(n.card_id, n.type, n.title, n.content, None, request.card_chars)
-                    for n in (result.nodes if result else [])]
+                    for n in (result.nodes if result else []) if not n.superseded]  # what is true now
     clock = request.now or alaya_clock.now()
     now = clock.isoformat(timespec="seconds")
     with memory.reading("session-start") as graph:

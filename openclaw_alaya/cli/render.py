@@ -31,6 +31,8 @@ def render_recall(result: RecallResult) -> str:
         lines.append(f"   {_snippet(node.content)}")
         if evidence := node.evidence():
             lines.append(f"   opinion: {evidence}")
+        for earlier in node.replaces or []:
+            lines.append(f"   replaces: {_snippet(earlier.content)} (until {earlier.valid_until})")
         for source in node.sources:
             lines.append(f"   source: {source.session_id} turns {', '.join(source.turn_ids)}")
     if result.explorable:

@@ -46,6 +46,13 @@ _SENTENCE = re.compile(r"(?<=[.!?。！？；;])\s*|\n+")
 _NAME = r"[A-Z][\w'’-]*(?:\s+(?:[A-Z][\w'’-]*|de|da|do|del|van|von|upon|on))*?(?:\s+[A-Z][\w'’-]*)?"
 _SUBJ = r"(?P<subj>\b(?:I|we|We|[A-Z][a-z]+))"
 _ADV = r"(?:\s+(?:now|currently|still|just|recently|finally|actually|also|already))*"
+# A setting's value (issue 31's knowledge update: "our billing DB pool size is 20", months later
+# "we raised the billing DB pool size to 40"): a value with a digit or a capitalised word (a
+# day, a product), so that "our plan is good" / "our plan is ready" is no change of a setting.
+_VALUE = (r"(?P<obj>\d[\d.,:]*(?:\s?(?:%|(?!(?:now|this|that|the|and|or|after|since|for|to|in|on|at|by|which|"
+          r"again|today|because|until|as|from|instead)\b)[a-zA-Z]{1,12}\b))?"
+          r"|[A-Z][\w.+#-]*(?=\s*(?:[.,;!?)]|$)|\s+(?:now|again|today|too|also|since|because|after|until|as|from|instead)\b))")
+_SETTING = r"(?P<what>[a-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,4}?)"
 _FACTS: list[tuple[str, re.Pattern[str]]] = [
     ("residence", re.compile(
         _SUBJ + r"(?:'ve|'m|\s+have|\s+has|\s+am|\s+are|\s+is)?" + _ADV +
@@ -64,10 +71,20 @@ _FACTS: list[tuple[str, re.Pattern[str]]] = [
         r"(?:our\s+|the\s+|my\s+|all\s+)?(?P<what>[a-z]+(?:\s[a-z]+)?)")),
     ("favourite", re.compile(
         r"(?P<subj>\b(?:my|My|our|Our|[A-Z][a-z]+'s))\s+(?:favou?rite|preferred)\s+(?P<what>[a-z]+(?:\s[a-z]+)?)\s+is\s+(?:now\s+)?(?P<obj>[\w'’ -]{2,40}?)(?=[.,;!?]|$)")),
+    ("value", re.compile(
+        r"(?P<subj>\b(?:my|My|our|Our))\s+" + _SETTING + r"\s+(?:is|are)\s+(?:now\s+|currently\s+|still\s+)?"
+        r"(?:set\s+to\s+|at\s+)?" + _VALUE)),
+    ("value", re.compile(
+        _SUBJ + r"(?:'ve|\s+have)?" + _ADV + r"\s+(?:set|raised|bumped|increased|lowered|reduced|changed|upped|"
+        r"dropped|decreased|cut|moved)\s+(?:the|our|my)\s+" + _SETTING + r"\s+(?:from\s+(?P<old>\d[\d.,:]*)\s+)?to\s+"
+        + _VALUE)),
+    ("value", re.compile(
+        r"(?P<subj>我们的|我的)(?P<what>[\u4e00-\u9fffA-Za-z ]{2,16}?)(?:现在|目前)?(?:是|为|改成了?|调到了?|调整为|改为)"
+        r"(?P<obj>\d[\d.]*\s*[%a-zA-Z\u4e00-\u9fff]?)")),
     ("residence", re.compile(r"(?P<subj>我|我们)(?:现在|目前|已经)?(?:住在|搬到了?|搬去了?)(?P<obj>[\u4e00-\u9fff]{2,6}?)(?=[，。！？；,.!?\s]|$|了|啦)")),
     ("employer", re.compile(r"(?P<subj>我|我们)(?:现在|目前)?在(?P<obj>[\u4e00-\u9fffA-Za-z]{2,10}?)(?:工作|上班)")),
 ]
-_FIRST_PERSON = {"i", "we", "my", "our", "我", "我们"}
+_FIRST_PERSON = {"i", "we", "my", "our", "我", "我们", "我的", "我们的"}
 _NOT_NAMES = {"the", "this", "that", "it", "he", "she", "they", "you", "there", "here", "then", "so", "and", "but"}
 
 
@@ -105,7 +122,7 @@ def _profile(content: str, scope: str) -> Profile:
     body = _NOTE.sub(" ", body)
     words = frozenset(stem(w) for w in _WORD.findall(body.lower()) if w not in STOPWORDS)
     facts: dict[tuple[str, str], tuple[str, str | None]] = {}
-    for sentence in _SENTENCE.split(body):
+    for sentence, speaker in _said(body, speaker):
         for family, pattern in _FACTS:
             for m in pattern.finditer(sentence):
                 subj = m.group("subj").strip().lower()
@@ -115,10 +132,25 @@ def _profile(content: str, scope: str) -> Profile:
                     continue
                 if subj in _FIRST_PERSON:
                     subj = speaker or scope or "user"
-                name = family + (":" + m.group("what") if "what" in pattern.groupindex else "")
+                name = family + (":" + _norm(m.group("what")) if "what" in pattern.groupindex else "")
                 old = m.groupdict().get("old")
                 facts[(subj, name)] = (_norm(m.group("obj")), _norm(old) if old else None)
     return Profile(words, facts)
+
+
+_LINE_SPEAKER = re.compile(r"^\s*([^\s():][^\n():]{0,40}?):\s+")  # `user: …`, the reply's line of a question/answer card
+
+
+def _said(body: str, speaker: str | None) -> list[tuple[str, str | None]]:
+    """(sentence, who said it): a question/answer card's later lines name their own speaker
+    (distill/heuristic.py: `Name (date): question` then `Name: reply`)."""
+    said = []
+    for n, line in enumerate(body.split("\n")):
+        head = _LINE_SPEAKER.match(line) if n else None
+        if head and len(head.group(1).split()) <= 3:
+            speaker, line = head.group(1).strip().lower(), line[head.end():]
+        said += [(sentence, speaker) for sentence in _SENTENCE.split(line)]
+    return said
 
 
 def states_fact(card: Card) -> bool:
@@ -139,7 +171,7 @@ def contradiction(older: Profile, newer: Profile) -> str | None:
     for key, (obj, old) in newer.facts.items():
         subj, family = key
         before = older.facts.get(key)
-        if before is not None and before[0] != obj:
+        if before is not None and not _same_value(before[0], obj):
             return f"{subj} {family}: {before[0]} → {obj}"
         if old and family == "use":
             for (s2, f2), (o2, _) in older.facts.items():
@@ -162,6 +194,10 @@ class Resolver:
         decisions: dict[str, Decision] = {}
         flagged: list[tuple[Card, Card]] = []  # (older card, newer card) for the judge
         earlier: list[Card] = []
+        # stored cards a new card of this batch already supersedes: a value said twice in one
+        # session (a question/answer card and the reply's own) retires both cards of the old
+        # one, and with one old card both new ones link to it (recall/history.py walks them)
+        superseded: set[str] = set()
         # earlier new cards by content word and by fact subject: only those sharing a word can
         # reach JUDGE_JACCARD, only those sharing a subject can contradict, so a batch costs
         # about n·(postings) dict lookups instead of n² comparisons (bench/ingest.py)
@@ -191,15 +227,16 @@ class Resolver:
                         why = contradiction(theirs, mine)
                         conflict = (other, why) if why else None
                     continue
-                if other.valid_until is None and conflict is None:
+                if other.valid_until is None and (conflict is None or conflict[0].id in superseded):
                     why = contradiction(theirs, mine)
-                    if why:
+                    if why and (conflict is None or other.id not in superseded):
                         conflict = (other, why)
                 overlap = jaccard(mine.words, theirs.words)
                 small = min(len(mine.words), len(theirs.words)) < MIN_WORDS
                 if not small and overlap >= JUDGE_JACCARD and (best_dup is None or overlap > best_dup[0]):
                     best_dup = (overlap, other)
             if conflict is not None:
+                superseded.add(conflict[0].id)
                 decision = Decision(card.id, "contradict", conflict[0].id)
                 flagged.append((conflict[0], card))
             elif best_dup is not None:
@@ -256,6 +293,14 @@ def merged_card(keep: Card, drops: list[Card], stamp: str) -> Card:
         "importance": max(c.importance for c in [keep, *drops]),
         "updated_at": stamp,
     })
+
+
+def _same_value(a: str, b: str) -> bool:
+    """"20" and "20 connections" are one value said twice; "2 GB" and "2 TB" are not."""
+    if a == b:
+        return True
+    first_a, first_b = a.split()[:1], b.split()[:1]
+    return first_a == first_b and bool(first_a) and first_a[0][0].isdigit() and min(len(a.split()), len(b.split())) == 1
 
 
 def _norm(text: str | None) -> str:

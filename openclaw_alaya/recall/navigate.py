@@ -53,6 +53,7 @@ from ..store.ports.index import CardIndex
 from ..text import estimate_tokens
 from .compact import Returned
 from .context import SESSION_NEXT, session_neighbours
+from .history import asks_history, fill_replaced
 from .intent import IntentBoost, without_names
 from .periods import aware
 from .tags import asked_in, within
@@ -145,6 +146,8 @@ class Recaller:
         if request.from_nodes:  # navigation: the nearest place first (the seed's contract)
             nodes.sort(key=lambda n: (n.h_distance, -n.score))
         self._reasons(nodes, hits, graph)
+        if asks_history(request.query):
+            fill_replaced(nodes, graph)
         explorable = self._explorable(nodes, graph, reference, index)
         avg = round(sum(n.h_distance for n in nodes) / len(nodes), 4) if nodes else 0.0
         return RecallResult(nodes=nodes, explorable=explorable, h_distance_avg=avg, forwarded=forwarded)
