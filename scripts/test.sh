@@ -17,10 +17,18 @@ if [ "$status" -ne 0 ]; then
   echo "JS tests failed (exit $status); full output: .venv-test/js-tests.tap"
 fi
 
-echo "== pytest (Python and end-to-end): one line per test file, the slowest tests at the end"
+# Three workers, one test file each at a time (pytest-xdist, --dist loadfile: a file's tests
+# share their fixtures): most files wait on subprocesses, locks and OpenClaw, so three keep two
+# cores busy. ALAYA_TEST_WORKERS=0 runs the files one after another.
+workers=${ALAYA_TEST_WORKERS:-3}
+parallel=()
+[ "$workers" != "0" ] && parallel=(-n "$workers" --dist loadfile)
+echo "== pytest (Python and end-to-end) on ${workers} workers: a dot per test, the slowest tests at the end"
 if [ "${ALAYA_SKIP_E2E:-}" != "1" ] && [ ! -d .cache/openclaw ]; then
   echo "   the end-to-end tests install Node 24 and OpenClaw into .cache/openclaw first (about 840 MB,"
   echo "   once); ALAYA_SKIP_E2E=1 skips them"
 fi
-.venv-test/bin/python -m pytest --durations=5 "$@" || status=$?
+started=$(date +%s)
+.venv-test/bin/python -m pytest "${parallel[@]}" --durations=10 "$@" || status=$?
+echo "== pytest took $(( $(date +%s) - started )) s"
 exit "$status"
