@@ -259,18 +259,15 @@ def probe(year: Year, day: int, workdir: Path) -> dict[str, Any]:
 
 
 def tier_costs(memory: Alaya, root: Path, layers: dict[str, Any]) -> dict[str, Any]:
-    """What the store costs now: bytes per layer and a recall process's peak RSS. THE one place
-    to switch to the tiers helper's own measure of what tiering saves (issue 31) once it lands:
-    it is used when `maintenance.temperature` offers `tier_savings(memory)`."""
+    """What the store costs now: bytes per layer, a recall process's peak RSS, and tiering's own
+    account (`maintenance.temperature.footprint`: cards per tier, L1 rows, cards without one)."""
     from openclaw_alaya.maintenance import temperature
 
     with memory.reading("bench (index rows)"):
         indexed = memory.index.card_count()
     out: dict[str, Any] = {"disk_L1": layers["L1"]["bytes"], "disk_L2": layers["L2"]["bytes"],
                            "disk_L3": layers["L3"]["bytes"], "indexed_cards": indexed}
-    savings = getattr(temperature, "tier_savings", None)
-    if callable(savings):
-        out["tier_savings"] = savings(memory)
+    out["tiering"] = temperature.footprint(memory)
     env = {**os.environ, "ALAYA_NO_SERVE": "1"}  # PYTHONPATH as given: the tree being measured
     env.pop("ALAYA_HOME", None)
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
@@ -366,8 +363,8 @@ def markdown(r: dict[str, Any]) -> str:
         lines.append(f"| +{c['day']} | {c['top5_all']:.0%} | {c['top5_recalled_between']:.0%} | {c['top5_never_recalled']:.0%}"
                      f" | {t['HOT']}/{t['WARM']}/{t['COLD']} | {c['cards']} ({c['written']}) | {forgotten}"
                      f" | {c['disk_L1']:,} | {c['disk_L2']:,} | {c['indexed_cards']} | {c['recall_rss_mib']} |")
-        if c.get("tier_savings"):
-            lines.append(f"|  | tiering saves: {json.dumps(c['tier_savings'])} |")
+        if c.get("tiering"):
+            lines.append(f"|  | tiering: {json.dumps(c["tiering"])} |")
     last = r["checkpoints"][-1] if r["checkpoints"] else None
     if last and last["missed"]:
         lines += ["", f"missed at +{last['day']}: " + "; ".join(last["missed"])]
