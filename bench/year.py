@@ -364,7 +364,7 @@ def markdown(r: dict[str, Any]) -> str:
                      f" | {t['HOT']}/{t['WARM']}/{t['COLD']} | {c['cards']} ({c['written']}) | {forgotten}"
                      f" | {c['disk_L1']:,} | {c['disk_L2']:,} | {c['indexed_cards']} | {c['recall_rss_mib']} |")
         if c.get("tiering"):
-            lines.append(f"|  | tiering: {json.dumps(c["tiering"])} |")
+            lines.append(f"|  | tiering: {json.dumps(c['tiering'])} |")
     last = r["checkpoints"][-1] if r["checkpoints"] else None
     if last and last["missed"]:
         lines += ["", f"missed at +{last['day']}: " + "; ".join(last["missed"])]
