@@ -57,19 +57,15 @@ def cmd_metrics(args: argparse.Namespace) -> int:
         from ..maintenance.metrics_history import load
 
         memory.dirs.require()
-        days = load(memory)
-        if args.json:
-            print_json(days)
-        else:
-            print(render_metrics_history(days))
-        return 0
-    from ..maintenance.metrics import compute
-
-    report = compute(memory)
-    if args.json:
-        print_json(report)
+        data, render = load(memory), render_metrics_history
     else:
-        print(render_metrics(report))
+        from ..maintenance.metrics import compute
+
+        data, render = compute(memory), render_metrics
+    if args.json:
+        print_json(data)
+    else:
+        print(render(data))
     return 0
 
 
