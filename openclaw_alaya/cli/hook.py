@@ -86,6 +86,7 @@ def cmd_session_start(args: argparse.Namespace) -> int:
         tier_split=cfg.tier_split.model_dump(),
         core_share=memory.config.core.inject_share,
         now=common.fixed_now(),
+        workspace_dir=event["workspaceDir"] if isinstance(event.get("workspaceDir"), str) else None,
     )
     try:
         text = build(memory, request)
