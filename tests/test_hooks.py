@@ -262,13 +262,20 @@ def test_backup_is_an_archive_of_a_readable_data_directory(populated, tmp_path):
     from openclaw_alaya import Alaya
 
     dest = tmp_path / "copies"
+    owner_token = alaya(populated, "mcp", "token", "show").stdout.strip()
+    agent_token = alaya(populated, "mcp", "token", "add", "coder").stdout.strip()
     for _ in range(3):
         result = ok_json(alaya(populated, "backup", "--dest", str(dest), "--keep", "2", "--json"))
     copies = sorted(p.name for p in dest.iterdir())  # the archives, rotated; no partial file left
     # two backups in one second are `<stamp>.tar.gz` and `<stamp>-2.tar.gz`: not in name order
     assert len(copies) == 2 and Path(result["path"]).name in copies and all(c.endswith(".tar.gz") for c in copies)
     assert result["bytes"] == Path(result["path"]).stat().st_size and Path(result["path"]).stat().st_mode & 0o077 == 0
-    copy = Alaya(unpack_backup(result["path"], tmp_path / "restored"))
+    restored = unpack_backup(result["path"], tmp_path / "restored")
+    # no secret travels with a backup: the owner's MCP token stays home, agent tokens are digests
+    assert owner_token.startswith("alaya_") and not (restored / "tokens" / "owner").exists()
+    assert agent_token.startswith("alaya_") and (restored / "tokens" / "agents.json").exists()
+    assert not [p for p in restored.rglob("*") if p.is_file() and owner_token.encode() in p.read_bytes()]
+    copy = Alaya(restored)
     nodes = copy.recall("pnpm monorepo", scope="main").nodes
     assert nodes and "pnpm" in nodes[0].content
     # a folder instead, itself a data directory; rotation counts archives and folders together
