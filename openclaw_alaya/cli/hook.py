@@ -20,7 +20,7 @@ import json
 import sys
 from typing import Any
 
-from ..errors import AlayaError, DamagedStoreError, InputError
+from ..errors import AlayaError, DamagedStoreError, InputError, LockTimeoutError
 from . import common
 from .common import global_options
 
@@ -72,6 +72,11 @@ def cmd_session_start(args: argparse.Namespace) -> int:
     budget = args.budget if args.budget is not None else cfg.budget_tokens
     if budget < 0:
         raise InputError("--budget must be 0 or more")
+    try:  # a long write elsewhere: the turn goes on without memory, at once, not after lock.timeout_seconds
+        with memory.reading("hook session-start", timeout=cfg.lock_wait_seconds):
+            pass
+    except LockTimeoutError as exc:
+        return _inject_nothing(exc)
     _sync_workspace(memory, event)
     prompt = event.get("prompt")
     request = StartRequest(
