@@ -61,7 +61,7 @@ from ..safety.instructions import looks_like_instruction
 from ..safety.invisible import strip_invisible
 from ..safety.output import for_model
 from ..store.raw import FORGOTTEN
-from ..text import CJK_CHAR, estimate_tokens
+from ..text import CJK_CHAR, counted, estimate_tokens
 
 if TYPE_CHECKING:
     from ..memory import Memory
@@ -448,7 +448,7 @@ def summary_section(summary: dict[str, Any]) -> Section:
     if summary.get("cards"):
         types = ", ".join(f"{clean(t, 40)} {n}" for t, n in summary.get("types", []))
         tags = ", ".join(f"{clean(t, 40)} {n}" for t, n in summary.get("tags", []))
-        items.append(Item(f"{summary['cards']} cards. Active areas: {types}" + (f"; tags: {tags}" if tags else "")))
+        items.append(Item(f"{counted(summary['cards'], 'card')}. Active areas: {types}" + (f"; tags: {tags}" if tags else "")))
     topics = ", ".join(f"{clean(t, 60)} ({n})" for t, n in summary.get("topics", []))
     if topics:
         items.append(Item(f"Key topics: {topics}"))
