@@ -290,7 +290,8 @@ def default_sections(memory: "Memory", request: StartRequest) -> list[Section]:
     damaged: DamagedStoreError | None = None
     if prompt and request.max_cards:
         try:
-            result = memory.recall(prompt, scope=request.agent_id, top_k=request.max_cards, origins=injectable(memory))
+            result = memory.recall(prompt, scope=request.agent_id, top_k=request.max_cards, origins=injectable(memory),
+                                   log_access=False)  # exposure, not the agent's use (engine.recall, issue 31)
         except DamagedStoreError as exc:  # the index: the graph's hottest and newest cards stand in
             damaged, result = exc, None
         relevant = [_card_item(n.card_id, n.type, n.title, n.content, None, request.card_chars)
