@@ -117,9 +117,9 @@ def test_usage_errors_exit_2(tmp_path):
     assert alaya(tmp_path, "no-such-command").returncode == 2
 
 
-def test_a_command_line_builds_only_its_command_and_a_typo_still_lists_them_all(tmp_path):
+def test_a_command_line_builds_only_its_command_and_a_typo_builds_them_all():
     """A cold call builds the parser of the command it runs, not of all 30-odd; a mistyped
-    command gets argparse's list of every choice."""
+    command builds them all, to find the nearest names (the test below)."""
     from openclaw_alaya.cli.main import _command_named, _parser
 
     assert _command_named(["--data-dir", "/x", "recall", "q"]) == "recall"
@@ -127,8 +127,6 @@ def test_a_command_line_builds_only_its_command_and_a_typo_still_lists_them_all(
     assert _command_named(["--help"]) is _command_named(["--data-dir", "/x"]) is None
     assert set(_parser("recall")._subparsers._group_actions[0].choices) == {"recall"}
     assert {"recall", "status", "hook", "mcp"} <= set(_parser("recal")._subparsers._group_actions[0].choices)
-    typo = alaya(tmp_path, "recal", "pnpm")
-    assert typo.returncode == 2 and b"'recall'" in typo.stderr and b"'status'" in typo.stderr
 
 
 def test_config_errors_name_the_key(tmp_path):
@@ -420,3 +418,17 @@ def test_counts_read_as_written_and_a_second_ingest_says_nothing_was_new(tmp_pat
     assert ok(alaya(data, "ingest", str(single))).startswith("s-three: 1 new turn (1 in all) → ")
     distilled = ok(alaya(data, "distill", "--session", "s-three")).strip()
     assert distilled.startswith("distilled 1 session: 1 card, "), distilled
+
+
+def test_a_mistyped_command_gets_the_nearest_names_and_a_mistyped_flag_the_commands_usage(tmp_path):
+    """issue 35: argparse listed all the commands for a typo, and reported a wrong flag of
+    `alaya recall` with the top-level usage."""
+    typo = alaya(tmp_path / "data", "recal", "pnpm")
+    assert typo.returncode == 2 and typo.stderr.decode().strip() == (
+        "alaya: error: unknown command 'recal'; did you mean 'recall'? (`alaya --help` lists the commands)")
+    nothing = alaya(tmp_path / "data", "xyzzy")
+    assert nothing.returncode == 2 and "did you mean" not in nothing.stderr.decode()
+    flag = alaya(tmp_path / "data", "recall", "pnpm", "--frobnicate")
+    err = flag.stderr.decode()
+    assert flag.returncode == 2 and err.startswith("usage: alaya recall ") and "--top-k" in err
+    assert err.strip().endswith("alaya recall: error: unrecognized arguments: --frobnicate")
