@@ -432,3 +432,15 @@ def test_a_mistyped_command_gets_the_nearest_names_and_a_mistyped_flag_the_comma
     err = flag.stderr.decode()
     assert flag.returncode == 2 and err.startswith("usage: alaya recall ") and "--top-k" in err
     assert err.strip().endswith("alaya recall: error: unrecognized arguments: --frobnicate")
+
+
+def test_an_empty_query_from_a_script_asks_for_a_query_not_for_json(tmp_path):
+    """issue 35: `alaya recall ""` with stdin no terminal (a script, an agent's tool) said
+    "<stdin>: recall request is not valid JSON"."""
+    ok(alaya(tmp_path / "data", "init"))
+    empty = alaya(tmp_path / "data", "recall", "")
+    assert empty.returncode == 1, empty.stderr
+    assert empty.stderr.decode().strip() == ("alaya: error: give a query, --concepts, --from-nodes, or a JSON "
+                                             "request on stdin (stdin was empty)")
+    bad = alaya(tmp_path / "data", "recall", stdin=b"{not json")
+    assert bad.returncode == 1 and "not valid JSON" in bad.stderr.decode()

@@ -215,6 +215,8 @@ def _stdin_request() -> dict[str, Any]:
     """The seed's JSON mode: an object whose keys are recall's options (recall/request.py), a
     list option given as a list of strings or one comma-separated string."""
     raw = _read_stdin()
+    if not raw.strip():  # `alaya recall ""` from a script or agent: stdin is no terminal, and empty
+        raise InputError("give a query, --concepts, --from-nodes, or a JSON request on stdin (stdin was empty)")
     try:
         data = json.loads(raw.decode("utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
