@@ -474,6 +474,28 @@ class Config(_Section):
             raise ConfigError(f"config: {_first_problem(exc)}") from None
 
 
+    def without(self, key: str) -> "Config":
+        """A copy with the setting (or section) at `key` back at its default: no longer chosen."""
+        self.get(key)
+        data = chosen(self)
+        *parents, last = key.split(".")
+        target = data
+        for part in parents:
+            target = target.get(part, {})
+        target.pop(last, None)
+        return type(self).model_validate(data)
+
+
+def flat(value: Any, prefix: str = "") -> dict[str, Any]:
+    """{dotted key: value} of a nested settings dict, as `alaya config list` prints it."""
+    if not isinstance(value, dict):
+        return {prefix: value}
+    out: dict[str, Any] = {}
+    for name, inner in value.items():
+        out.update(flat(inner, f"{prefix}.{name}" if prefix else name))
+    return out
+
+
 def _read(path: Path) -> dict[str, Any]:
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))

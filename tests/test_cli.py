@@ -444,3 +444,19 @@ def test_an_empty_query_from_a_script_asks_for_a_query_not_for_json(tmp_path):
                                              "request on stdin (stdin was empty)")
     bad = alaya(tmp_path / "data", "recall", stdin=b"{not json")
     assert bad.returncode == 1 and "not valid JSON" in bad.stderr.decode()
+
+
+def test_config_unset_list_and_path(tmp_path):
+    """issue 35: `config` had get and set only; unset returns a key to its default (the file no
+    longer chooses it), list shows what the file chooses, path where it is."""
+    data = tmp_path / "data"
+    ok(alaya(data, "init"))
+    assert ok(alaya(data, "config", "path")).strip() == str(data / "config.json")
+    ok(alaya(data, "config", "set", "hook.budget_tokens", "900"))
+    assert "hook.budget_tokens = 900" in ok(alaya(data, "config", "list")).splitlines()
+    assert ok(alaya(data, "config", "unset", "hook.budget_tokens")).strip() == "hook.budget_tokens = 1200 (the default)"
+    assert "hook" not in json.loads((data / "config.json").read_text())
+    assert not any(line.startswith("hook.") for line in ok(alaya(data, "config", "list")).splitlines())
+    assert "hook.budget_tokens = 1200" in ok(alaya(data, "config", "list", "--all")).splitlines()
+    typo = alaya(data, "config", "unset", "hook.budget_token")
+    assert typo.returncode == 1 and typo.stderr.decode().strip() == "alaya: error: hook.budget_token: unknown key"
