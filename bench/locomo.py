@@ -173,25 +173,33 @@ def ceilings(nodes, gold: set[str], answer: str, turn_text: dict[str, str]) -> d
     }
 
 
+def ingested(folder: Path, sessions: list[Session], embedder: str | None = None) -> tuple[Alaya, float]:
+    """A fresh data directory at `folder` (default config, `embedder` as embedding.provider when
+    given) with `sessions` ingested in order and distilled, and the seconds that took (shared
+    with bench/locomo_plus.py)."""
+    config = None
+    if embedder:
+        config = Config()
+        config.embedding.provider = embedder
+    memory = Alaya(folder, config=config)
+    memory.init()
+    start = time.perf_counter()
+    for session in sessions:
+        memory.ingest(session)
+    memory.distill()
+    return memory, time.perf_counter() - start
+
+
 def run(dataset: Path, top_k: int, embedder: str | None = None) -> dict:
     data = json.loads(dataset.read_text())
     scores: list[dict] = []
     turns = ingest_seconds = recall_seconds = 0.0
     with tempfile.TemporaryDirectory(prefix="alaya-locomo-") as tmp:
         for conv in data:
-            config = None
-            if embedder:
-                config = Config()
-                config.embedding.provider = embedder
-            memory = Alaya(Path(tmp) / conv["sample_id"], config=config)
-            memory.init()
             sessions = sessions_of(conv["conversation"], conv["sample_id"])
             turn_text = {t.id: f"{t.name} ({_day(s.started_at)}): {t.content}" for s in sessions for t in s.turns}
-            start = time.perf_counter()
-            for session in sessions:
-                memory.ingest(session)
-            memory.distill()
-            ingest_seconds += time.perf_counter() - start
+            memory, seconds = ingested(Path(tmp) / conv["sample_id"], sessions, embedder)
+            ingest_seconds += seconds
             turns += sum(len(s.turns) for s in sessions)
             for qa in conv["qa"]:
                 if qa.get("category") not in CATEGORIES:
