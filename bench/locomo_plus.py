@@ -1,7 +1,8 @@
 """LoCoMo-Plus cue recall on the development split, through the product (issue 32, must-show 1).
 
     .venv/bin/python bench/locomo_plus.py [--dataset ../shared/datasets/locomo-plus-dev.json]
-        [--locomo ../shared/datasets/locomo-dev.json] [--half A|B|all] [--embedder local] [--json]
+        [--locomo ../shared/datasets/locomo-dev.json] [--half A|B|all] [--embedder local]
+        [--set recall.vector_weight=1] [--json]
 
 Each LoCoMo-Plus sample is a short cue dialogue and, weeks later, a trigger that shares none of
 its words but only makes sense with it. As shared/datasets/README.md says (stitching and metric),
@@ -46,9 +47,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from locomo import BUDGETS, DEFAULT_DATASET as LOCOMO_DATASET, ingested, sessions_of, walk  # noqa: E402
+from locomo import BUDGETS, DEFAULT_DATASET as LOCOMO_DATASET, bench_config, ingested, sessions_of, walk  # noqa: E402
 
 from openclaw_alaya.bridge.inject import StartRequest, build  # noqa: E402
+from openclaw_alaya.config import Config  # noqa: E402
 from openclaw_alaya.models import Session, Turn  # noqa: E402
 
 DEFAULT_DATASET = LOCOMO_DATASET.with_name("locomo-plus-dev.json")
@@ -126,7 +128,7 @@ def summarise(rows: list[dict]) -> dict:
     }
 
 
-def run(dataset: Path, locomo: Path, top_k: int, embedder: str | None = None) -> dict:
+def run(dataset: Path, locomo: Path, top_k: int, config: Config) -> dict:
     samples = sorted(json.loads(dataset.read_text()), key=lambda s: s["plus_index"])
     conversations = {c["sample_id"]: c for c in json.loads(locomo.read_text())}
     rows: list[dict] = []
@@ -136,7 +138,7 @@ def run(dataset: Path, locomo: Path, top_k: int, embedder: str | None = None) ->
             mine = [s for s in samples if s["conversation"] == conv_id]
             sessions = sessions_of(conversations[conv_id]["conversation"], conv_id) + [cue_session(s) for s in mine]
             sessions.sort(key=lambda s: s.started_at or "")
-            memory, seconds = ingested(Path(tmp) / conv_id, sessions, embedder)
+            memory, seconds = ingested(Path(tmp) / conv_id, sessions, config)
             ingest_seconds += seconds
             turns += sum(len(s.turns) for s in sessions)
             for sample in mine:
@@ -151,7 +153,7 @@ def run(dataset: Path, locomo: Path, top_k: int, embedder: str | None = None) ->
         "halves": {"all": summarise(rows), **{h: summarise([r for r in rows if r["half"] == h]) for h in HALVES}},
         "ingest_distill_turns_per_s": turns / ingest_seconds if ingest_seconds else 0.0,
         "recall_ms_mean": 1000 * recall_seconds / len(rows) if rows else 0.0,
-        "embedder": embedder or "default",
+        "embedder": config.embedding.provider,
     }
 
 
@@ -163,18 +165,19 @@ def main() -> int:
     parser.add_argument("--half", choices=(*HALVES, "all"), default="all",
                         help="A: even plus_index, B: odd; all: both halves and the whole set")
     parser.add_argument("--embedder", help="embedding.provider to use instead of the default (e.g. local)")
+    parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="a config setting (repeatable)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
     for path in (args.dataset, args.locomo):
         if not path.exists():
             print(f"dataset not found: {path}", file=sys.stderr)
             return 1
-    r = run(args.dataset, args.locomo, args.top_k, args.embedder)
+    r = run(args.dataset, args.locomo, args.top_k, bench_config(args.embedder, args.set))
     halves = ("all", *HALVES) if args.half == "all" else (args.half,)
     if args.json:
         print(json.dumps({**r, "halves": {h: r["halves"][h] for h in halves}}, indent=1))
         return 0
-    setup = f"embedder {args.embedder}" if args.embedder else "offline default config"
+    setup = " ".join([f"embedder {args.embedder}" if args.embedder else "offline default config", *(args.set or [])])
     print(f"LoCoMo-Plus dev samples, {setup}; half A = even plus_index, B = odd")
     print("| half | samples | cue@500 | cue@1000 | cue@2000 | mrr | inject |")
     print("|---|---|---|---|---|---|---|")
