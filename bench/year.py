@@ -1,6 +1,6 @@
 """A simulated year of use (issue 31, must-show 1 and 2): does what the owner said once stay findable?
 
-    .venv/bin/python bench/year.py [--sessions 300] [--days 365] [--tick-days 1] [--seed 31] [--json]
+    .venv/bin/python bench/year.py [--sessions 300] [--days 365] [--tick-days 1] [--seed 31] [--json] [--keep DIR]
 
 A fresh data directory with the default, offline configuration (heuristic distiller, hash
 embedder) lives through `--days` days of OpenClaw use, through the Python API in process, each
@@ -30,7 +30,9 @@ never recalled), cards per tier, cards written and forgotten (by the forget step
 the bytes on disk per layer and a recall process's peak RSS (`tier_costs`: the one place that
 measures what tiering saves), and what introspect cost. The knowledge-update section
 (tests/fixtures/year/pool_size.json: the billing DB pool size changed three times) asks at the
-end what the value is, what it was before, and what the session-start block says.
+end what the value is, what it was before, and what the session-start block says; then
+`alaya metrics --json` on the final store (must-show 3) is printed with the report, and
+`--keep DIR` keeps that store.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ import argparse
 import json
 import os
 import random
+import re
 import resource
 import shutil
 import subprocess
@@ -288,7 +291,9 @@ def knowledge_update(memory: Alaya, day: int) -> dict[str, Any]:
     block = build(memory, StartRequest(agent_id=AGENT, prompt=POOL["question"], now=moment))
 
     def value(text: str) -> str | None:
-        return next((v for v in reversed(POOL["values"]) if f" {v}" in text and "pool size" in text), None)
+        """The newest pool size `text` states: a whole number (not the "20" of "2026" or of a card id)."""
+        said = set(re.findall(r"(?<![\w.])\d+(?!\w|\.\d)", text)) if "pool size" in text else set()
+        return next((v for v in reversed(POOL["values"]) if v in said), None)
 
     first = current[0] if current else None
     replaced = list(dict.fromkeys(v for r in (getattr(history[0], "replaces", None) or []) if (v := value(r.content)))) if history else []
@@ -301,7 +306,20 @@ def knowledge_update(memory: Alaya, day: int) -> dict[str, Any]:
     }
 
 
-def run(n_sessions: int, days: int, seed: int, tick_days: int = 1) -> dict[str, Any]:
+def metrics_json(root: Path, day: int) -> dict[str, Any] | None:
+    """Must-show 3: `alaya metrics --json` on the year's store, as the owner would run it on its
+    last day (a real subprocess; None, with the error on stderr, if it fails)."""
+    env = {**os.environ, "ALAYA_NO_SERVE": "1", "ALAYA_NOW": at(day, 12).isoformat()}
+    env.pop("ALAYA_HOME", None)
+    proc = subprocess.run([sys.executable, "-m", "openclaw_alaya", "--data-dir", str(root), "metrics", "--json"],
+                          capture_output=True, text=True, env=env, timeout=300, check=False)
+    if proc.returncode != 0:
+        print(f"year: alaya metrics failed ({proc.returncode}): {proc.stderr.strip()}", file=sys.stderr)
+        return None
+    return json.loads(proc.stdout)
+
+
+def run(n_sessions: int, days: int, seed: int, tick_days: int = 1, keep: Path | None = None) -> dict[str, Any]:
     rng = random.Random(seed)
     planned, facts = plan(n_sessions, days, rng)
     started = time.monotonic()
@@ -337,6 +355,9 @@ def run(n_sessions: int, days: int, seed: int, tick_days: int = 1) -> dict[str, 
                 print(f"year: day {what}: {year.checkpoints[-1]['top5_all']:.0%} of facts in the top {TOP_K}"
                       f" ({time.monotonic() - started:.0f} s)", file=sys.stderr)
         update = knowledge_update(memory, days)
+        health = metrics_json(memory.dirs.root, days)
+        if keep is not None:  # the year's store, for `alaya --data-dir KEEP metrics`, recall, trace…
+            shutil.copytree(memory.dirs.root, keep)
     os.environ.pop("ALAYA_NOW", None)
     return {
         "sessions": year.sessions, "days": days, "facts": len(facts), "seed": seed, "tick_days": tick_days,
@@ -346,6 +367,7 @@ def run(n_sessions: int, days: int, seed: int, tick_days: int = 1) -> dict[str, 
         "wall_seconds": round(time.monotonic() - started, 1),
         "checkpoints": year.checkpoints,
         "knowledge_update": update,
+        "metrics": health,
     }
 
 
@@ -373,6 +395,8 @@ def markdown(r: dict[str, Any]) -> str:
     lines += ["", f"knowledge update (pool size {' → '.join(POOL['values'])}): first answer {u['first_value']}"
               f" (superseded: {u['first_superseded']}); asked about history it replaced {u['replaces'] or 'nothing said'};"
               f" the session-start block shows {u['session_start_values'] or 'no value'}"]
+    if r.get("metrics"):
+        lines += ["", f"`alaya metrics --json` at +{r['days']}:", "", "```json", json.dumps(r["metrics"], indent=1), "```"]
     return "\n".join(lines)
 
 
@@ -383,10 +407,13 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=31)
     parser.add_argument("--tick-days", type=int, default=1, help="days between cron ticks (at 09:00)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--keep", type=Path, metavar="DIR", help="copy the final store to DIR (which must not exist)")
     args = parser.parse_args()
     if args.sessions < len(FACTS) or args.days < 31:
         parser.error(f"a year needs at least {len(FACTS)} sessions and 31 days")
-    r = run(args.sessions, args.days, args.seed, max(args.tick_days, 1))
+    if args.keep is not None and args.keep.exists():
+        parser.error(f"--keep {args.keep}: already exists")
+    r = run(args.sessions, args.days, args.seed, max(args.tick_days, 1), args.keep)
     print(json.dumps(r, indent=1) if args.json else markdown(r))
     return 0
 
