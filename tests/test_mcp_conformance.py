@@ -30,6 +30,7 @@ SEED_CALLS: list[tuple[str, str, dict[str, Any]]] = [
     # claw-memory §8.2, 示例调用
     ("save_memory §8.2", "save_memory", {"content": REACT, "metadata": {
         "tags": ["技术/前端/React"], "subjects": ["React Hooks"], "importance": 0.8}}),
+    ("save_memory again", "save_memory", {"content": REACT, "metadata": {"tags": ["技术/前端/React"]}}),
     ("search_memory §8.2", "search_memory", {"query": "React Hooks 怎么用", "time_range": "month", "limit": 10,
                                              "max_tokens": 4000}),
     ("search_memory time_range period", "search_memory", {"query": "React Hooks 怎么用", "time_range": "last month"}),
@@ -130,6 +131,7 @@ def _ids(memories: list[dict[str, Any]]) -> list[str]:
 
 def test_claw_memory_seed_calls_save_search_summarise_and_list(served):
     saved = _ok(served, "save_memory §8.2")["card_id"]
+    assert _ok(served, "save_memory again")["card_id"] == saved  # idempotent, as its hint says
     assert _ids(_ok(served, "search_memory §8.2")["memories"])[:1] == [saved]
     assert saved not in _ids(_ok(served, "search_memory time_range period")["memories"])  # saved this month
     assert saved in _ids(_ok(served, "search_memory time_range span")["memories"])
