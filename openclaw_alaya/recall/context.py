@@ -8,6 +8,12 @@ share beat keeping the better of the two scores and beat summing both neighbours
 The distiller writes a question/answer card and then the reply's own card, so the turn after a
 reply is often two cards along: the walk goes on past the first card at a smaller share
 (`recall.context_reach`, `context_further`).
+
+A best entry with no session neighbour at all (a note stored with `remember`, a workspace line,
+a one-card session) is its own context (issue 35): it gains the share of its own score, as a card
+whose neighbour matches as well as it does. Without that, every card of a conversation could
+outscore the note that answers a question word for word ("db-stage-2" ranked the just-remembered
+fact third, behind two incident cards raised by their neighbours).
 """
 
 from __future__ import annotations
@@ -37,7 +43,11 @@ def session_neighbours(graph: _Edges, scores: dict[str, float], parents: int, sh
     factor = share
     for hop in range(reach):
         reached: dict[str, tuple[float, str]] = {}
-        for src, _rel, dst, _weight in graph.neighbours(list(frontier), [SESSION_NEXT]):
+        edges = graph.neighbours(list(frontier), [SESSION_NEXT])
+        if hop == 0:
+            linked = {src for src, *_ in edges} | {dst for _, _, dst, _ in edges}
+            reached.update({cid: (scores[cid] * share, cid) for cid in best if cid not in linked})
+        for src, _rel, dst, _weight in edges:
             carried, entry = frontier[src]
             if hop and dst in entries:  # back at an entry: it gives its own share
                 continue

@@ -37,6 +37,7 @@ class Intent:
     answers: frozenset[str] = frozenset()  # card types and kinds (their names do not overlap)
     near: frozenset[str] = frozenset()  # types that often answer it as well
     dated: bool = False  # a card with a date (`occurred`) answers it too
+    causal: bool = False  # a card that states a cause answers it ("why …?", issue 35)
     entity: str | None = None  # the entity the entity or opinion shape asks about
 
 
@@ -91,6 +92,12 @@ _KINDS: list[tuple[Intent, re.Pattern[str], re.Pattern[str]]] = [
      _words(r"how (?:do|can|should|would) (?:i|we|you)", "how to", r"what's the (?:best )?way to",
             r"what is the (?:best )?way to", "steps to"),
      _chars("怎么", "如何", "怎样", "步骤", "方法")),
+    # why: answered by the card that states the cause ("The root cause was the session leak …"),
+    # whatever its type; recall also walks CAUSED_BY from the matching cards (causes.py)
+    (Intent("cause", causal=True),
+     _words(r"^\s*why", "how come", r"what (?:caused|causes|led to)", r"(?:the )?(?:root )?causes? of",
+            r"(?:the )?reasons? (?:for|why)"),
+     _chars("为什么", "为啥", "什么原因", "原因是", "怎么回事", "什么导致", "为何")),
     (Intent("time", frozenset({"fact"}), dated=True),
      _words(r"^\s*when", r"what (?:date|day|year|month|time)", "how long ago", "since when"),
      _chars("什么时候", "何时", "哪天", "哪一天", "几号", "哪年", "几月", "多久以前")),
@@ -98,6 +105,19 @@ _KINDS: list[tuple[Intent, re.Pattern[str], re.Pattern[str]]] = [
      _words(r"^\s*who", "whom", "whose"),
      _chars("谁")),
 ]
+
+
+# A card that names a cause, as the distiller's CAUSE_IS cues do (distill/cues.py): "the root
+# cause was …", "it turned out …", 原因是. Not a passing "because": in the demo incident most cards
+# say one, and the follow-up suggestion would answer "why" as well as the root cause.
+_STATES_CAUSE = re.compile(
+    r"\b(?:root cause|the reason (?:was|is)|turned out|it turns out|was caused by|is caused by)\b"
+    r"|原因是|根因|根本原因|起因|罪魁祸首", re.IGNORECASE)
+
+
+def states_cause(card: Card) -> bool:
+    """Whether the card's title or content gives a cause."""
+    return bool(_STATES_CAUSE.search(card.title) or _STATES_CAUSE.search(card.content))
 
 
 def classify(question: str) -> Intent | None:
@@ -186,7 +206,8 @@ class IntentBoost:
             gain = 0.0
         elif self.summary and names_entity and card.type == ENTITY_TYPE:
             gain = max(w.answer, w.entity)
-        elif card.type in intent.answers or card.kind in intent.answers or (intent.dated and card.occurred):
+        elif (card.type in intent.answers or card.kind in intent.answers or (intent.dated and card.occurred)
+              or (intent.causal and states_cause(card))):
             gain = w.answer
         elif card.type in intent.near or card.kind in intent.near:
             gain = w.near

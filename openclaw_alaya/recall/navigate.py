@@ -52,9 +52,10 @@ from ..store.ports.graph import GraphReads
 from ..store.ports.index import CardIndex
 from ..text import estimate_tokens
 from .compact import Returned
+from .causes import linked_causes
 from .context import SESSION_NEXT, session_neighbours
 from .history import asks_history, fill_replaced
-from .intent import IntentBoost, without_names
+from .intent import IntentBoost, states_cause, without_names
 from .periods import aware
 from .tags import asked_in, within
 from .timing import TimeSignal
@@ -133,13 +134,15 @@ class Recaller:
                 hits = self._expand(entries, graph, request, depth, query_vec, index, when)
             else:
                 hits = when.keep(self._with_context(entries, graph))
+        boost = IntentBoost.of(request.query, self.config.intent)
+        if boost and boost.intent and boost.intent.causal and not depth:
+            hits = when.keep(self._with_causes(hits, graph))
         when.rank(hits)
 
         ranked = sorted(hits.values(), key=_order)
         reference = self._reference_vector(query_vec, request, index)
         closeness = self._closeness(reference, [h.card_id for h in ranked], index)
         cards = _LazyCards(graph, [h.card_id for h in ranked], (request.top_k or self.config.top_k) + 4)
-        boost = IntentBoost.of(request.query, self.config.intent)
         weigh = Weigher(self.config.weights, aware(request.now), self.usage, asked_in(request.query, request.tags))
         final = _final_order(ranked, cards, request.scope, request.origins, boost, weigh, request.tags)
         nodes = self._take(final, closeness, depth, request)
@@ -232,6 +235,20 @@ class Recaller:
         for hit in hits.values():
             hit.score /= scale
         return hits
+
+    def _with_causes(self, hits: dict[str, _Hit], graph: GraphReads) -> dict[str, _Hit]:
+        """The hits and the cards a cause edge links to the best of them that state a cause
+        (`causes.py`): such a card answers "why" as well as the card it explains matches, so it
+        joins at that card's score when that is better than its own; the edge's effects, which
+        the graph returns as well, keep theirs."""
+        scores = {cid: hit.score for cid, hit in hits.items()}
+        linked = linked_causes(graph, scores, self.config.context_parents, 1.0)
+        causes = graph.get_cards([cid for cid, (score, _) in linked.items() if score > scores.get(cid, 0.0)])
+        out = dict(hits)
+        for cid, (score, parent) in linked.items():
+            if cid in causes and states_cause(causes[cid]):
+                out[cid] = _Hit(cid, score, 1, "CAUSED_BY", 1.0, [parent])
+        return out
 
     # --- graph walk -----------------------------------------------------------------------
 
