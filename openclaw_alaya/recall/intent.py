@@ -37,8 +37,22 @@ class Intent:
     answers: frozenset[str] = frozenset()  # card types and kinds (their names do not overlap)
     near: frozenset[str] = frozenset()  # types that often answer it as well
     dated: bool = False  # a card with a date (`occurred`) answers it too
-    causal: bool = False  # a card that states a cause answers it ("why …?", issue 35)
+    states: re.Pattern[str] | None = None  # a card whose text says this answers it (issue 35)
     entity: str | None = None  # the entity the entity or opinion shape asks about
+
+
+# A card that names a cause, as the distiller's CAUSE_IS cues do (distill/cues.py): "the root
+# cause was …", "it turned out …", 原因是. Not a passing "because": in the demo incident most cards
+# say one, and the follow-up suggestion would answer "why" as well as the root cause.
+CAUSE = re.compile(
+    r"\b(?:root cause|the reason (?:was|is)|turned out|it turns out|was caused by|is caused by)\b"
+    r"|原因是|根因|根本原因|起因|罪魁祸首", re.IGNORECASE)
+
+
+# A card that says where someone or something is: the distiller's place cues (distill/cues.py)
+PLACE = re.compile(
+    r"\b(?:lives? in|living in|moved to|moving to|based in|located in|relocated to|is in|are in)\b"
+    r"|住在|搬到|搬去|位于|定居|在\w{1,8}(?:工作|生活)", re.IGNORECASE)
 
 
 def _words(*phrases: str) -> re.Pattern[str]:
@@ -94,10 +108,15 @@ _KINDS: list[tuple[Intent, re.Pattern[str], re.Pattern[str]]] = [
      _chars("怎么", "如何", "怎样", "步骤", "方法")),
     # why: answered by the card that states the cause ("The root cause was the session leak …"),
     # whatever its type; recall also walks CAUSED_BY from the matching cards (causes.py)
-    (Intent("cause", causal=True),
+    (Intent("cause", states=CAUSE),
      _words(r"^\s*why", "how come", r"what (?:caused|causes|led to)", r"(?:the )?(?:root )?causes? of",
             r"(?:the )?reasons? (?:for|why)"),
      _chars("为什么", "为啥", "什么原因", "原因是", "怎么回事", "什么导致", "为何")),
+    # where: answered by the card that says where ("Ilse moved to Rotterdam."), not by one that
+    # only names the person ("lunch with Ilse")
+    (Intent("place", states=PLACE),
+     _words(r"^\s*where", r"(?:which|what) (?:city|country|town|place)", "whereabouts"),
+     _chars("在哪", "哪里", "哪儿", "住哪", "哪个城市", "什么地方")),
     (Intent("time", frozenset({"fact"}), dated=True),
      _words(r"^\s*when", r"what (?:date|day|year|month|time)", "how long ago", "since when"),
      _chars("什么时候", "何时", "哪天", "哪一天", "几号", "哪年", "几月", "多久以前")),
@@ -107,17 +126,9 @@ _KINDS: list[tuple[Intent, re.Pattern[str], re.Pattern[str]]] = [
 ]
 
 
-# A card that names a cause, as the distiller's CAUSE_IS cues do (distill/cues.py): "the root
-# cause was …", "it turned out …", 原因是. Not a passing "because": in the demo incident most cards
-# say one, and the follow-up suggestion would answer "why" as well as the root cause.
-_STATES_CAUSE = re.compile(
-    r"\b(?:root cause|the reason (?:was|is)|turned out|it turns out|was caused by|is caused by)\b"
-    r"|原因是|根因|根本原因|起因|罪魁祸首", re.IGNORECASE)
-
-
-def states_cause(card: Card) -> bool:
-    """Whether the card's title or content gives a cause."""
-    return bool(_STATES_CAUSE.search(card.title) or _STATES_CAUSE.search(card.content))
+def states(card: Card, pattern: re.Pattern[str]) -> bool:
+    """Whether the card's title or content says what `pattern` looks for."""
+    return bool(pattern.search(card.title) or pattern.search(card.content))
 
 
 def classify(question: str) -> Intent | None:
@@ -207,7 +218,7 @@ class IntentBoost:
         elif self.summary and names_entity and card.type == ENTITY_TYPE:
             gain = max(w.answer, w.entity)
         elif (card.type in intent.answers or card.kind in intent.answers or (intent.dated and card.occurred)
-              or (intent.causal and states_cause(card))):
+              or (intent.states is not None and states(card, intent.states))):
             gain = w.answer
         elif card.type in intent.near or card.kind in intent.near:
             gain = w.near

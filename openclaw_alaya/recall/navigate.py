@@ -55,7 +55,7 @@ from .compact import Returned
 from .causes import linked_causes
 from .context import SESSION_NEXT, session_neighbours
 from .history import asks_history, fill_replaced
-from .intent import IntentBoost, states_cause, without_names
+from .intent import CAUSE, IntentBoost, states, without_names
 from .periods import aware
 from .tags import asked_in, within
 from .timing import TimeSignal
@@ -135,7 +135,7 @@ class Recaller:
             else:
                 hits = when.keep(self._with_context(entries, graph))
         boost = IntentBoost.of(request.query, self.config.intent)
-        if boost and boost.intent and boost.intent.causal and not depth:
+        if boost and boost.intent and boost.intent.states is CAUSE and not depth:
             hits = when.keep(self._with_causes(hits, graph))
         when.rank(hits)
 
@@ -246,7 +246,7 @@ class Recaller:
         causes = graph.get_cards([cid for cid, (score, _) in linked.items() if score > scores.get(cid, 0.0)])
         out = dict(hits)
         for cid, (score, parent) in linked.items():
-            if cid in causes and states_cause(causes[cid]):
+            if cid in causes and states(causes[cid], CAUSE):
                 out[cid] = _Hit(cid, score, 1, "CAUSED_BY", 1.0, [parent])
         return out
 
