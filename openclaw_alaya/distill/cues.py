@@ -89,9 +89,10 @@ CAUSE_IS = [
     "turned out to be", "it turns out", "原因是", "根因", "起因", "罪魁祸首",
 ]
 CAUSE_FORWARD_RE_EXTRA = [r"\bsince (?:we|i|it|they|he|she|you|the|this|that|there|our|my)\b"]
-# A rule as an imperative opening a sentence: "Never deploy checkout on Fridays.", "Always run
-# the linter first." (a preference: what someone insists on). Not "Never mind", "Always be …".
-PREFERENCE_RULE_RE = [r"(?:^|(?<=[.!?]\s))(?:never|always)\s+(?!mind\b|be\b|been\b|again\b|ever\b)[a-z]{3,}"]
+# A rule as an imperative with what it is about, opening a sentence: "Never deploy checkout on
+# Fridays.", "Always run the linter first." (a preference: what someone insists on). Not "Never
+# mind", "Always be …", nor a bare "Never npm here." (a "no" whose stance follows).
+PREFERENCE_RULE_RE = [r"(?:^|(?<=[.!?]\s))(?:never|always)\s+(?!mind\b|be\b|been\b|again\b|ever\b)[a-z]{3,}(?:\s+[\w-]+){2}"]
 CAUSE_REVERSE = ["led to", "leads to", "resulted in", "results in", "导致", "造成", "引起", "使得"]
 CAUSE_REVERSE_RE_EXTRA = [r"\b(?:caus|trigger)(?:ed|es|s)\b(?!\s+by)"]
 # Negated dependency phrases cancel a DEPENDS match ("不需要" contains "需要").

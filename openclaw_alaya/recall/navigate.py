@@ -57,6 +57,7 @@ from .context import SESSION_NEXT, session_neighbours
 from .history import asks_history, fill_replaced
 from .intent import CAUSE, IntentBoost, states, without_names
 from .periods import aware
+from .decisions import DECISION, session_decisions
 from .tags import asked_in, within
 from .timing import TimeSignal
 from .usage_now import NONE, Unfolded
@@ -137,6 +138,8 @@ class Recaller:
         boost = IntentBoost.of(request.query, self.config.intent)
         if boost and boost.intent and boost.intent.states is CAUSE and not depth:
             hits = when.keep(self._with_causes(hits, graph))
+        elif boost and boost.intent and DECISION in boost.intent.answers and not depth and request.query:
+            hits = when.keep(self._with_decisions(hits, graph, request.query))
         when.rank(hits)
 
         ranked = sorted(hits.values(), key=_order)
@@ -248,6 +251,16 @@ class Recaller:
         for cid, (score, parent) in linked.items():
             if cid in causes and states(causes[cid], CAUSE):
                 out[cid] = _Hit(cid, score, 1, "CAUSED_BY", 1.0, [parent])
+        return out
+
+    def _with_decisions(self, hits: dict[str, _Hit], graph: GraphReads, question: str) -> dict[str, _Hit]:
+        """The hits and the decisions of the best entries' sessions about what those entries
+        are about (`decisions.py`), each keeping the better of the two scores."""
+        scores = {cid: hit.score for cid, hit in hits.items()}
+        out = dict(hits)
+        for cid, (score, parent) in session_decisions(graph, scores, question).items():
+            if score > scores.get(cid, 0.0):
+                out[cid] = _Hit(cid, score, 1, SESSION_NEXT, 1.0, [parent])
         return out
 
     # --- graph walk -----------------------------------------------------------------------
