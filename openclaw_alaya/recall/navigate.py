@@ -52,10 +52,10 @@ from ..store.ports.graph import GraphReads
 from ..store.ports.index import CardIndex
 from ..text import estimate_tokens
 from .compact import Returned
-from .causes import linked_causes
+from .causes import stated_causes
 from .context import SESSION_NEXT, session_neighbours
 from .history import asks_history, fill_replaced
-from .intent import CAUSE, IntentBoost, states, without_names
+from .intent import CAUSE, IntentBoost, without_names
 from .periods import aware
 from .decisions import DECISION, session_decisions
 from .tags import asked_in, within
@@ -137,9 +137,9 @@ class Recaller:
                 hits = when.keep(self._with_context(entries, graph))
         boost = IntentBoost.of(request.query, self.config.intent)
         if boost and boost.intent and boost.intent.states is CAUSE and not depth:
-            hits = when.keep(self._with_causes(hits, graph))
+            hits = when.keep(_joined(hits, stated_causes(graph, _scores(hits), self.config.context_parents), "CAUSED_BY"))
         elif boost and boost.intent and DECISION in boost.intent.answers and not depth and request.query:
-            hits = when.keep(self._with_decisions(hits, graph, request.query))
+            hits = when.keep(_joined(hits, session_decisions(graph, _scores(hits), request.query), SESSION_NEXT))
         when.rank(hits)
 
         ranked = sorted(hits.values(), key=_order)
@@ -238,30 +238,6 @@ class Recaller:
         for hit in hits.values():
             hit.score /= scale
         return hits
-
-    def _with_causes(self, hits: dict[str, _Hit], graph: GraphReads) -> dict[str, _Hit]:
-        """The hits and the cards a cause edge links to the best of them that state a cause
-        (`causes.py`): such a card answers "why" as well as the card it explains matches, so it
-        joins at that card's score when that is better than its own; the edge's effects, which
-        the graph returns as well, keep theirs."""
-        scores = {cid: hit.score for cid, hit in hits.items()}
-        linked = linked_causes(graph, scores, self.config.context_parents, 1.0)
-        causes = graph.get_cards([cid for cid, (score, _) in linked.items() if score > scores.get(cid, 0.0)])
-        out = dict(hits)
-        for cid, (score, parent) in linked.items():
-            if cid in causes and states(causes[cid], CAUSE):
-                out[cid] = _Hit(cid, score, 1, "CAUSED_BY", 1.0, [parent])
-        return out
-
-    def _with_decisions(self, hits: dict[str, _Hit], graph: GraphReads, question: str) -> dict[str, _Hit]:
-        """The hits and the decisions of the best entries' sessions about what those entries
-        are about (`decisions.py`), each keeping the better of the two scores."""
-        scores = {cid: hit.score for cid, hit in hits.items()}
-        out = dict(hits)
-        for cid, (score, parent) in session_decisions(graph, scores, question).items():
-            if score > scores.get(cid, 0.0):
-                out[cid] = _Hit(cid, score, 1, SESSION_NEXT, 1.0, [parent])
-        return out
 
     # --- graph walk -----------------------------------------------------------------------
 
@@ -431,6 +407,20 @@ class Recaller:
             for rel, count in counts.items()
         ]
         return sorted(found, key=lambda e: (-e.rel_sim_to_query, -e.count, e.rel))
+
+
+def _scores(hits: dict[str, _Hit]) -> dict[str, float]:
+    return {cid: hit.score for cid, hit in hits.items()}
+
+
+def _joined(hits: dict[str, _Hit], found: dict[str, tuple[float, str]], rel: str) -> dict[str, _Hit]:
+    """The hits and the cards `found` for them (card → (score, the hit it joins through): a
+    why question's causes, a decision question's decision), each keeping the better score."""
+    out = dict(hits)
+    for cid, (score, parent) in found.items():
+        if cid not in hits or score > hits[cid].score:
+            out[cid] = _Hit(cid, score, 1, rel, 1.0, [parent])
+    return out
 
 
 def _order(hit: _Hit) -> tuple[float, int, str]:
