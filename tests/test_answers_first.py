@@ -72,3 +72,18 @@ def test_the_decision_comes_first_after_a_newer_note(store):
     """README's example: main did not have the Kuzu decision in the top 5 after the staging note."""
     first = store[0].recall("which database did we pick?", top_k=1, now=NOW).nodes[0]
     assert (first.type, first.title[:4]) == ("decision", "Kuzu"), first.title
+
+
+@pytest.mark.parametrize(("question", "name"), [
+    ("why did the billing service run out of database connections?", "cause"),
+    ("what caused the nightly export to fail?", "cause"),
+    ("周报为什么生成失败？", "cause"),
+    ("周报生成失败是什么原因？", "cause"),
+    ("where does Ilse live now", "place"),
+    ("which city does Tomasz work from?", "place"),
+    ("王芳现在住在哪里？", "place"),
+])
+def test_why_and_where_questions_are_classified(question, name):
+    from openclaw_alaya.recall.intent import classify
+
+    assert classify(question).name == name

@@ -97,26 +97,27 @@ _KINDS: list[tuple[Intent, re.Pattern[str], re.Pattern[str]]] = [
      _words("decide", "decided", "decision", "decisions", "choose", "chose", "chosen", "choice",
             "pick", "picked", "go with", "went with", "settle on", "settled on", "agree on", "agreed on"),
      _chars("决定", "选了", "选择", "选定", "定了", "拍板", "采用了")),
+    # where: answered by the card that says where ("Ilse moved to Rotterdam."), not by one that
+    # only names the person ("lunch with Ilse"); before `choice`, which "which city" would match
+    (Intent("place", states=PLACE),
+     _words(r"^\s*where", r"(?:which|what) (?:city|country|town|place)", "whereabouts"),
+     _chars("在哪", "哪里", "哪儿", "住哪", "哪个城市", "什么地方")),
     (Intent("choice", frozenset({"preference", "decision"})),  # "which package manager?", 用哪个
      _words(r"which(?!\s+(?:one\s+)?(?:is|was|are|were)\b)", r"what \w+(?: \w+)? (?:do|did|should) (?:we|i) use"),
      _chars("用哪个", "哪个", "哪种", "用什么", "选哪")),
+    # why: answered by the card that states the cause ("The root cause was the session leak …"),
+    # whatever its type; recall also follows cause edges from the matching cards (causes.py);
+    # before `how-to`, whose 怎么 怎么回事 holds
+    (Intent("cause", states=CAUSE),
+     _words(r"^\s*why", "how come", r"what (?:caused|causes|led to)", r"(?:the )?(?:root )?causes? of",
+            r"(?:the )?reasons? (?:for|why)"),
+     _chars("为什么", "为啥", "什么原因", "原因是", "怎么回事", "什么导致", "为何")),
     # how-to: a gotcha or pattern often answers, but so does any card that walks through the steps
     # (the demo's "how do we upgrade Kuzu" fact), so only the `near` gain
     (Intent("how-to", near=frozenset({"gotcha", "pattern"})),
      _words(r"how (?:do|can|should|would) (?:i|we|you)", "how to", r"what's the (?:best )?way to",
             r"what is the (?:best )?way to", "steps to"),
      _chars("怎么", "如何", "怎样", "步骤", "方法")),
-    # why: answered by the card that states the cause ("The root cause was the session leak …"),
-    # whatever its type; recall also walks CAUSED_BY from the matching cards (causes.py)
-    (Intent("cause", states=CAUSE),
-     _words(r"^\s*why", "how come", r"what (?:caused|causes|led to)", r"(?:the )?(?:root )?causes? of",
-            r"(?:the )?reasons? (?:for|why)"),
-     _chars("为什么", "为啥", "什么原因", "原因是", "怎么回事", "什么导致", "为何")),
-    # where: answered by the card that says where ("Ilse moved to Rotterdam."), not by one that
-    # only names the person ("lunch with Ilse")
-    (Intent("place", states=PLACE),
-     _words(r"^\s*where", r"(?:which|what) (?:city|country|town|place)", "whereabouts"),
-     _chars("在哪", "哪里", "哪儿", "住哪", "哪个城市", "什么地方")),
     (Intent("time", frozenset({"fact"}), dated=True),
      _words(r"^\s*when", r"what (?:date|day|year|month|time)", "how long ago", "since when"),
      _chars("什么时候", "何时", "哪天", "哪一天", "几号", "哪年", "几月", "多久以前")),
