@@ -1,0 +1,77 @@
+"""One backend's connections (issue 34): a pool (psycopg-pool), and the connection a hold pins
+to its thread, so that everything inside one write hold (L3, then L2, then L1) runs in that
+hold's one transaction and a host that dies mid-write leaves nothing half-written."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from ...errors import DatabaseError
+from .connect import CONNECT_TIMEOUT, connect, driver, first_line, shown
+
+if TYPE_CHECKING:
+    import psycopg
+    from psycopg_pool import ConnectionPool
+
+# a one-shot command uses one or two connections; the daemon answers one command at a time
+POOL_SIZE = 4
+# the pool logs each failed attempt as a warning, which Python prints when nothing is configured:
+# the DatabaseError's one line says it instead (an application that configures logging still sees them)
+logging.getLogger("psycopg.pool").addHandler(logging.NullHandler())
+
+
+class Database:
+    """The database at `url`, for the memory `store_id` in it."""
+
+    def __init__(self, url: str, store_id: str) -> None:
+        self.url = url
+        self.store_id = store_id
+        self._local = threading.local()
+
+    @cached_property
+    def pool(self) -> "ConnectionPool":
+        """Opened on first use; a server that cannot be reached is a `DatabaseError` naming it
+        (the pool itself only says it timed out: a direct connection says why)."""
+        driver()
+        from psycopg_pool import ConnectionPool, PoolTimeout
+
+        pool = ConnectionPool(self.url, min_size=1, max_size=POOL_SIZE, open=False, name="alaya",
+                              kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT},
+                              reconnect_timeout=CONNECT_TIMEOUT)
+        try:
+            pool.open(wait=True, timeout=CONNECT_TIMEOUT)
+        except PoolTimeout as exc:
+            pool.close()
+            connect(self.url).close()  # raises the DatabaseError that says why
+            raise DatabaseError(f"storage: cannot connect to {shown(self.url)}: {first_line(exc)}") from None
+        return pool
+
+    @contextmanager
+    def connection(self) -> Iterator["psycopg.Connection"]:
+        """The connection of the hold this thread is in, else one from the pool."""
+        held = getattr(self._local, "conn", None)
+        if held is not None:
+            yield held
+            return
+        with self.pool.connection() as conn:
+            yield conn
+
+    @contextmanager
+    def pinned(self) -> Iterator["psycopg.Connection"]:
+        """A connection this thread's `connection()` hands out until the block ends (a hold)."""
+        with self.pool.connection() as conn:
+            self._local.conn = conn
+            try:
+                yield conn
+            finally:
+                self._local.conn = None
+
+    def close(self) -> None:
+        if "pool" in self.__dict__:
+            self.pool.close()
+            del self.__dict__["pool"]
