@@ -32,11 +32,22 @@ from openclaw_alaya.store.postgres.coordinator import PostgresCoordinator  # noq
 from openclaw_alaya.store.postgres.raw import PostgresRaw  # noqa: E402
 
 POSTGRES = {"storage": {"backend": "postgres"}}
+_OPENED: list[Alaya] = []
 
 
-def _memory(root, store="default") -> Alaya:
+@pytest.fixture(autouse=True)
+def _close_pools():
+    """Each test's connection pools closed with it (a pool left open keeps reconnecting to a
+    database that is gone)."""
+    yield
+    while _OPENED:
+        _OPENED.pop().storage.db.close()
+
+
+def _memory(root, store="default", **config) -> Alaya:
     """A memory on the postgres backend, its database made (what `init` does for storage)."""
-    mem = Alaya(root, config=Config.model_validate({"storage": {"backend": "postgres", "store": store}}))
+    mem = Alaya(root, config=Config.model_validate({"storage": {"backend": "postgres", "store": store}, **config}))
+    _OPENED.append(mem)
     mem.dirs.create()
     mem.storage.create()
     return mem
@@ -125,11 +136,8 @@ def test_the_vector_index_is_hnsw_cosine_for_the_embedders_length(pg_url, tmp_pa
 
 def test_a_store_made_for_another_embedder_is_refused(pg_url, tmp_path):
     _memory(tmp_path / "a")
-    other = Alaya(tmp_path / "b", config=Config.model_validate(
-        {"storage": {"backend": "postgres"}, "embedding": {"dimensions": 64}}))
-    other.dirs.create()
     with pytest.raises(StaleStoreError, match="its index was built with embedder"):
-        other.storage.create()
+        _memory(tmp_path / "b", embedding={"dimensions": 64})
 
 
 # --- configuration ------------------------------------------------------------------------------

@@ -35,10 +35,13 @@ class Database:
 
     @cached_property
     def pool(self) -> "ConnectionPool":
-        """Opened on first use; a server that cannot be reached is a `DatabaseError` naming it
-        (the pool itself only says it timed out: a direct connection says why)."""
+        """Opened on first use, after one direct connection: a server that cannot be reached
+        or refuses is a `DatabaseError` that says why at once (the pool would retry for
+        CONNECT_TIMEOUT seconds and then only say it timed out)."""
         driver()
         from psycopg_pool import ConnectionPool, PoolTimeout
+
+        connect(self.url).close()
 
         pool = ConnectionPool(self.url, min_size=1, max_size=POOL_SIZE, open=False, name="alaya",
                               kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT},
@@ -47,7 +50,6 @@ class Database:
             pool.open(wait=True, timeout=CONNECT_TIMEOUT)
         except PoolTimeout as exc:
             pool.close()
-            connect(self.url).close()  # raises the DatabaseError that says why
             raise DatabaseError(f"storage: cannot connect to {shown(self.url)}: {first_line(exc)}") from None
         return pool
 
