@@ -6,8 +6,8 @@ initdb and postgres refuse to run as root, and CI runs as root: there the server
 unprivileged user (`nobody`, or an `alaya-pg` system user made with `useradd` where there is
 no `nobody`), switched to with `setpriv`; its data directory is owned by that user. The wheel's
 binaries may sit where that user cannot read them (a virtual environment under `/root`; an exec
-can pass while a library beside it cannot be loaded), so they are copied first (35 MB, well
-under a second) into the server's own folder.
+can pass while a library beside it cannot be loaded), so they are hard-linked (or, on another file
+system, copied: 35 MB) into the server's own folder.
 
 Each pytest-xdist worker starts a server of its own, lazily, the first time one of its test
 files asks for one: the sockets live in separate folders (no port to race for), a worker that
@@ -140,10 +140,19 @@ def _copied(bin_dir: Path, base: Path) -> Path:
     package = install.parent
     target = base / "wheel" / package.name / install.name
     for part in ("bin", "lib", "share"):
-        shutil.copytree(install / part, target / part, symlinks=True)
+        shutil.copytree(install / part, target / part, symlinks=True, copy_function=_link_or_copy)
     libs = package.parent / f"{package.name}.libs"
     if libs.is_dir():
-        shutil.copytree(libs, base / "wheel" / libs.name, symlinks=True)
-    for folder in [base / "wheel", *(p for p in (base / "wheel").rglob("*") if p.is_dir())]:
+        shutil.copytree(libs, base / "wheel" / libs.name, symlinks=True, copy_function=_link_or_copy)
+    for folder in [base / "wheel", *(p for p in (base / "wheel").rglob("*") if p.is_dir() and not p.is_symlink())]:
         folder.chmod(0o755)
     return target / "bin"
+
+
+def _link_or_copy(src: str, dst: str) -> None:
+    """A hard link where the wheel is on the same file system (instant: the files themselves are
+    world-readable, only a folder above them may not be), else a copy."""
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)

@@ -20,15 +20,19 @@ from openclaw_alaya.errors import ConfigError, LockTimeoutError, StaleStoreError
 from openclaw_alaya.models import Session, Turn
 from openclaw_alaya.store import tombstones
 from openclaw_alaya.store.ports.coordinator import Coordinator
+from openclaw_alaya.store.ports.index import CardIndex
 from openclaw_alaya.store.ports.raw import RawSessions
 from openclaw_alaya.store.raw import FORGOTTEN, RawStore
 from test_storage_contract import _compatible, _members
 
 pytest.importorskip("psycopg", reason="the postgres extra is not installed (pip install -e '.[test,postgres]')")
 import psycopg  # noqa: E402
+from psycopg.conninfo import conninfo_to_dict  # noqa: E402
 
 from openclaw_alaya.store.postgres import schema  # noqa: E402
 from openclaw_alaya.store.postgres.coordinator import PostgresCoordinator  # noqa: E402
+from openclaw_alaya.store.postgres.index import PostgresIndex  # noqa: E402
+from openclaw_alaya.store.postgres.words import tokens  # noqa: E402
 from openclaw_alaya.store.postgres.raw import PostgresRaw  # noqa: E402
 
 POSTGRES = {"storage": {"backend": "postgres"}}
@@ -182,6 +186,32 @@ def test_cli_names_an_unreachable_database_in_one_line_exit_1(tmp_path):
     assert "Traceback" not in done.stderr
 
 
+def test_cli_init_makes_the_schema_and_the_index_in_the_database(pg_url, tmp_path):
+    root = tmp_path / "data"
+    root.mkdir(mode=0o700)
+    (root / "config.json").write_text(json.dumps({"version": 2, "storage": {"backend": "postgres"}}))
+    done = _alaya(root, "init")
+    assert done.returncode == 0, done.stderr
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute("SELECT max(version) FROM schema_version").fetchone()[0] == schema.latest()
+        assert conn.execute("SELECT count(*) FROM relation_vectors WHERE store_id = 'default'").fetchone()[0] > 0
+    assert _alaya(root, "init").returncode == 0  # safe to run again
+
+
+def test_a_server_lost_mid_command_is_one_line(pg_server, pg_url, tmp_path):
+    from openclaw_alaya.errors import DatabaseError
+
+    mem = _memory(tmp_path / "data")
+    mem.raw.write(_session())
+    with pytest.raises(DatabaseError, match="storage: lost the connection to postgresql://postgres@"):
+        with mem.lock.read("recall"):
+            with psycopg.connect(pg_server.url(), autocommit=True) as admin:  # the server drops the hold's connection
+                admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s"
+                              " AND pid <> pg_backend_pid()", (conninfo_to_dict(pg_url)["dbname"],))
+            mem.raw.load("s1")
+    assert mem.raw.load("s1") is not None  # the pool opens a new connection for the next command
+
+
 def test_the_url_comes_from_the_environment_before_config(tmp_path, monkeypatch):
     from openclaw_alaya.store.postgres.connect import database_url
 
@@ -264,6 +294,73 @@ def test_two_memories_in_one_database_see_only_their_own_rows(pg_url, tmp_path):
     assert team_a.raw.session_ids() == ["s1"]
 
 
+# --- L1: the same searches as the embedded index ------------------------------------------------
+
+CARDS = [("c1", "alice", "fact", "We moved the billing database to PostgreSQL with pgvector"),
+         ("c2", "shared", "decision", "团队决定使用数据库连接池"),
+         ("c3", "shared", "gotcha", "The connection pool ran out of connections during billing"),
+         ("c4", "bob", "preference", "Bob prefers tea over coffee in the morning")]
+
+
+@pytest.fixture(params=["embedded", "postgres"])
+def index(request, tmp_path):
+    from openclaw_alaya.store.embedded.vectors import VectorStore
+
+    if request.param == "embedded":
+        mem = Alaya(tmp_path / "files")
+        store = VectorStore(tmp_path / "lancedb", mem.embedder.id, mem.embedder.dim)
+        store.create()
+    else:
+        request.getfixturevalue("pg_url")
+        mem = _memory(tmp_path / "data")
+        store = mem.index
+    rows = [{"id": i, "scope": scope, "type": kind, "text": text} for i, scope, kind, text in CARDS]
+    store.upsert_cards(rows, mem.embedder.embed([text for *_, text in CARDS]))
+    return mem, store
+
+
+def test_cards_are_found_by_vector_alike(index):
+    mem, store = index
+    probe = mem.embedder.embed(["billing database connections"])[0]
+    hits = store.vector_search(probe, 4)
+    assert [i for i, _ in hits][:2] == ["c3", "c1"] and hits[0][1] >= hits[1][1]
+    assert {i for i, _ in store.vector_search(probe, 4, scopes=["shared"])} == {"c2", "c3"}
+    assert [[i for i, _ in found] for found in store.search_many(mem.embedder.embed(["tea", "billing"]), 1,
+                                                                  ["bob", "alice"])] == [["c4"], ["c1"]]
+    assert sorted(store.vectors_for(["c1", "nope"])) == ["c1"]
+    assert store.card_count() == 4 and sorted(store.card_ids()) == ["c1", "c2", "c3", "c4"]
+
+
+def test_cards_are_found_by_words_in_english_and_chinese_alike(index):
+    _, store = index
+    found: dict = {}
+    hits = store.text_search("billing connections", 5, vectors=found)
+    assert [i for i, _ in hits][0] == "c3" and {i for i, _ in hits} == {"c1", "c3"} and set(found) == {"c1", "c3"}
+    assert [i for i, _ in store.text_search("数据库", 5)] == ["c2"]
+    assert store.text_search("billing", 5, scopes=["shared"])[0][0] == "c3"
+    assert store.text_search("   ", 5) == []
+
+
+def test_index_rows_are_replaced_and_deleted(index):
+    mem, store = index
+    store.upsert_cards([{"id": "c4", "scope": "bob", "type": "fact", "text": "Bob now drinks coffee"}],
+                       mem.embedder.embed(["Bob now drinks coffee"]))
+    assert [i for i, _ in store.text_search("tea", 5)] == [] and store.text_search("coffee", 5)[0][0] == "c4"
+    store.delete_cards(["c4", "c3"])
+    assert sorted(store.card_ids()) == ["c1", "c2"]
+    ids, vectors = store.all_vectors()
+    assert sorted(ids) == ["c1", "c2"] and vectors.shape == (2, mem.embedder.dim)
+    store.upsert_relations([{"name": "CAUSES", "description": "one thing causes another"}],
+                           mem.embedder.embed(["one thing causes another"]))
+    assert list(store.relation_vectors()) == ["CAUSES"]
+    store.optimize()
+
+
+def test_words_are_lower_cased_words_and_cjk_bigrams():
+    assert tokens("PostgreSQL 团队决定 a") == ["postgresql", "团队", "队决", "决定", "a"]
+    assert tokens("字") == ["字"]
+
+
 # --- the coordinator: advisory locks between hosts ----------------------------------------------
 
 
@@ -294,11 +391,13 @@ def test_a_write_hold_is_one_transaction(pg_url, tmp_path):
     before = two.lock.generation()
     with pytest.raises(RuntimeError):
         with one.lock.write("ingest"):
-            one.raw.write(_session())
-            assert one.raw.load("s1") is not None  # visible inside the hold…
-            assert two.raw.load("s1") is None  # …to nobody else until it commits
+            one.raw.write(_session())  # L3 …
+            one.index.upsert_cards([{"id": "c1", "scope": "alice", "type": "fact", "text": "we pick postgres"}],
+                                   one.embedder.embed(["we pick postgres"]))  # … and L1 in the same transaction
+            assert one.raw.load("s1") is not None and one.index.card_count() == 1  # visible inside the hold…
+            assert two.raw.load("s1") is None and two.index.card_count() == 0  # …to nobody else until it commits
             raise RuntimeError("the host dies mid-write")
-    assert two.raw.load("s1") is None and two.lock.generation() == before
+    assert two.raw.load("s1") is None and two.index.card_count() == 0 and two.lock.generation() == before
     with one.lock.write("ingest"):
         one.raw.write(_session())
     assert two.raw.load("s1") is not None and two.lock.generation() != before
@@ -313,7 +412,8 @@ def test_a_recorded_purge_waits_for_the_next_write_hold(pg_url, tmp_path):
     assert mem.lock.pending_purges() == [] and mem.storage.current()
 
 
-@pytest.mark.parametrize("port, impl", [(RawSessions, PostgresRaw), (Coordinator, PostgresCoordinator)],
+@pytest.mark.parametrize("port, impl", [(RawSessions, PostgresRaw), (Coordinator, PostgresCoordinator),
+                                        (CardIndex, PostgresIndex)],
                          ids=lambda x: x.__name__)
 def test_the_postgres_classes_satisfy_their_ports(port, impl):
     import inspect

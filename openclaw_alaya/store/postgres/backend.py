@@ -1,19 +1,21 @@
 """The postgres backend (issue 34), as far as it is built: the connection, the versioned schema,
-L3 (raw.py) and the coordinator (coordinator.py). The graph (L2) and the index (L1) have their
-tables (migrations/0001_initial.sql) but no code yet: asking for them is a one-line error, so a
-data directory pointed at PostgreSQL today holds its raw sessions there and nothing else."""
+L3 (raw.py), the coordinator (coordinator.py) and L1 (index.py). The graph (L2) has its tables
+(migrations/0001_initial.sql) but no code yet: asking for it is a one-line error, so a data
+directory pointed at PostgreSQL today cannot recall or distill yet."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
-from ...errors import AlayaError, StaleStoreError
+from ...errors import AlayaError
 from . import schema
 from .connect import database_url, shown
 from .coordinator import PostgresCoordinator
 from .db import Database
+from .index import PostgresIndex
 from .raw import PostgresRaw
 
 if TYPE_CHECKING:
@@ -47,17 +49,29 @@ class PostgresBackend:
     def raw(self) -> PostgresRaw:
         return PostgresRaw(self.db, self.dirs.root)
 
+    @cached_property
+    def index(self) -> PostgresIndex:
+        """L1 for the engine's embedder; a memory whose index another embedder filled is refused."""
+        if self._embedder is None:
+            raise RuntimeError("the postgres backend opens its index for an embedder (PostgresBackend(embedder=…))")
+        self.check_readable()
+        embedder = self._embedder()
+        index = PostgresIndex(self.db, embedder.id, embedder.dim)
+        index.check_embedder()
+        return index
+
+    def reopen_index(self) -> None:
+        self.__dict__.pop("index", None)
+
     # --- schema ---------------------------------------------------------------------------
 
     def create(self) -> None:
-        """The schema (migrations), this memory's row and its embedder's vector index; a memory
-        made for another embedder is refused, as the embedded index refuses one."""
+        """The schema (migrations), this memory's row and its embedder's index (a memory made
+        for another embedder is refused, as the embedded index refuses one)."""
         with self.db.connection() as conn:
             schema.migrate(conn)
-            with conn.transaction():
-                schema.ensure_store(conn, self.db.store_id)
-                if self._embedder is not None:
-                    self._claim_embedder(conn, self._embedder())
+            schema.ensure_store(conn, self.db.store_id)
+        self.index.create()
 
     def current(self) -> bool:
         with self.db.connection() as conn:
@@ -76,36 +90,30 @@ class PostgresBackend:
         with self.db.connection() as conn:
             schema.check_readable(conn, f"{shown(self.db.url)} (store {self.db.store_id})")
 
-    def _claim_embedder(self, conn: Any, embedder: "Embedder") -> None:
-        conn.execute("INSERT INTO index_meta (store_id, embedder, dim) VALUES (%s, %s, %s)"
-                     " ON CONFLICT (store_id) DO NOTHING", (self.db.store_id, embedder.id, embedder.dim))
-        have = conn.execute("SELECT embedder, dim FROM index_meta WHERE store_id = %s", (self.db.store_id,)).fetchone()
-        if tuple(have) != (embedder.id, embedder.dim):
-            raise StaleStoreError(f"store {self.db.store_id}: its index was built with embedder {have[0]} "
-                                  f"(dim {have[1]}), not {embedder.id} (dim {embedder.dim}); run `alaya reembed`")
-        schema.ensure_vector_index(conn, embedder.dim)
-
     # --- not built yet (issue 34's next steps) --------------------------------------------
-
-    @property
-    def index(self) -> NoReturn:
-        _not_built("the index (L1)")
 
     @property
     def graph_views(self) -> NoReturn:
         _not_built("the graph (L2)")
 
-    def reopen_index(self) -> None:
-        pass  # no L1 handle is kept yet
+    @contextmanager
+    def reading(self, operation: str, *, timeout: float | None = None) -> Iterator["UnbuiltGraph"]:
+        """The shared hold; the graph is not built yet (`UnbuiltGraph`)."""
+        self.check_readable()
+        with self.lock.read(operation, timeout=timeout):
+            yield UnbuiltGraph()
 
-    def reading(self, operation: str, *, timeout: float | None = None) -> NoReturn:
-        _not_built("the graph (L2)")
+    @contextmanager
+    def viewing(self, operation: str, *, timeout: float | None = None) -> Iterator["UnbuiltGraph"]:
+        with self.reading(operation, timeout=timeout) as graph:
+            yield graph
 
-    def viewing(self, operation: str, *, timeout: float | None = None) -> NoReturn:
-        _not_built("the graph (L2)")
-
-    def writing(self, operation: str, *, change_graph: bool = True) -> NoReturn:
-        _not_built("the graph (L2)")
+    @contextmanager
+    def writing(self, operation: str, *, change_graph: bool = True) -> Iterator["UnbuiltGraph"]:
+        """The exclusive hold, one transaction (coordinator.py): a hold that writes only L3 and
+        L1 (init's relation vectors) works today; the graph is not built yet."""
+        with self.lock.write(operation):
+            yield UnbuiltGraph()
 
     def scrub(self) -> NoReturn:
         _not_built("scrubbing")
@@ -115,6 +123,20 @@ class PostgresBackend:
 
     def footprint(self) -> NoReturn:
         _not_built("sizes")
+
+
+class UnbuiltGraph:
+    """What a hold hands out for L2 until the graph is built on PostgreSQL: any use of it is
+    the one-line error, so holds that do not touch the graph run as they will."""
+
+    def __enter__(self) -> "UnbuiltGraph":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def __getattr__(self, name: str) -> NoReturn:
+        _not_built("the graph (L2)")
 
 
 def _not_built(what: str) -> NoReturn:

@@ -43,9 +43,11 @@ class Database:
 
         connect(self.url).close()
 
+        # check: each connection is tried (an empty query) as it is handed out, so one the
+        # server dropped while idle (a restart, a failover) is replaced, not failed on
         pool = ConnectionPool(self.url, min_size=1, max_size=POOL_SIZE, open=False, name="alaya",
                               kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT},
-                              reconnect_timeout=CONNECT_TIMEOUT)
+                              reconnect_timeout=CONNECT_TIMEOUT, check=ConnectionPool.check_connection)
         try:
             pool.open(wait=True, timeout=CONNECT_TIMEOUT)
         except PoolTimeout as exc:
@@ -60,20 +62,40 @@ class Database:
         if held is not None:
             yield held
             return
-        with self.pool.connection() as conn:
+        with self._reachable(), self.pool.connection() as conn:
             yield conn
 
     @contextmanager
     def pinned(self) -> Iterator["psycopg.Connection"]:
         """A connection this thread's `connection()` hands out until the block ends (a hold)."""
-        with self.pool.connection() as conn:
+        with self._reachable(), self.pool.connection() as conn:
             self._local.conn = conn
             try:
                 yield conn
             finally:
                 self._local.conn = None
 
+    @contextmanager
+    def _reachable(self) -> Iterator[None]:
+        """A server lost mid-command (restarted, failed over, the network gone) as one line."""
+        psycopg = driver()
+        from psycopg_pool import PoolTimeout
+
+        try:
+            yield
+        except (psycopg.OperationalError, PoolTimeout) as exc:
+            if not _connection_lost(exc):
+                raise
+            raise DatabaseError(f"storage: lost the connection to {shown(self.url)}: {first_line(exc)}") from None
+
     def close(self) -> None:
         if "pool" in self.__dict__:
             self.pool.close()
             del self.__dict__["pool"]
+
+
+def _connection_lost(exc: Exception) -> bool:
+    """The client's own connection failures (no SQLSTATE), class 08 (connection exception) and
+    57P (the server shutting down); not a lock wait or a statement timeout, which say themselves."""
+    state = getattr(exc, "sqlstate", None)
+    return state is None or state.startswith(("08", "57P"))
