@@ -13,7 +13,9 @@ Each pytest-xdist worker starts a server of its own, lazily, the first time one 
 files asks for one: the sockets live in separate folders (no port to race for), a worker that
 dies takes only its own server down, and nothing has to count who is still using a shared one
 before stopping it. A server costs about 3 s to start and runs with 16 MB of shared buffers.
-Tests get a fresh database each (`create_database`), so they never see each other's rows."""
+Tests get a fresh database each (`create_database`), so they never see each other's rows. A
+test process killed before it could stop its server leaves it to the next one that starts,
+which stops it (`_sweep_orphans`)."""
 
 from __future__ import annotations
 
@@ -29,6 +31,9 @@ from pathlib import Path
 # Test speed, not durability: the data directory is thrown away with the process.
 _SETTINGS = ["fsync=off", "synchronous_commit=off", "full_page_writes=off", "shared_buffers=16MB",
              "max_connections=60", "listen_addresses=", "log_min_messages=warning"]
+
+
+_PREFIX = "alaya-pg-"
 
 
 class Unavailable(Exception):
@@ -84,8 +89,10 @@ def start() -> PgServer:
     with the reason when this machine cannot run one."""
     bin_dir = _wheel_bin()
     user = _unprivileged_user() if os.geteuid() == 0 else None
-    base = Path(tempfile.mkdtemp(prefix="alaya-pg-", dir="/tmp"))
+    _sweep_orphans(bin_dir, user)
+    base = Path(tempfile.mkdtemp(prefix=_PREFIX, dir="/tmp"))
     try:
+        (base / "owner").write_text(str(os.getpid()))
         base.chmod(0o755)
         if user is not None:
             os.chown(base, user.pw_uid, user.pw_gid)
@@ -103,6 +110,24 @@ def start() -> PgServer:
         detail = log.read_text(errors="replace").strip().splitlines()[-1:] if log.exists() else []
         shutil.rmtree(base, ignore_errors=True)
         raise Unavailable(" / ".join([str(exc), *detail])) from None
+
+
+def _sweep_orphans(bin_dir: Path, user: pwd.struct_passwd | None) -> None:
+    """Stop and remove the servers of test processes that died without stopping theirs (a
+    SIGKILL, a CI timeout): each server's folder names the process that started it."""
+    for base in Path("/tmp").glob(f"{_PREFIX}*"):
+        try:
+            owner = int((base / "owner").read_text())
+            if owner == os.getpid():
+                continue
+            os.kill(owner, 0)
+            continue  # its process lives: not an orphan
+        except ProcessLookupError:
+            pass
+        except (OSError, ValueError):
+            continue  # not ours to judge (another user's, or half made)
+        own = base / "wheel" / bin_dir.parent.parent.name / bin_dir.parent.name / "bin"  # its copy, if any
+        PgServer(base, own if own.is_dir() else bin_dir, user).stop()
 
 
 def _wheel_bin() -> Path:

@@ -19,6 +19,7 @@ from openclaw_alaya.config import Config
 from openclaw_alaya.errors import ConfigError, LockTimeoutError, StaleStoreError
 from openclaw_alaya.models import Session, Turn
 from openclaw_alaya.store import tombstones
+from openclaw_alaya.store.ports.backend import Backend
 from openclaw_alaya.store.ports.coordinator import Coordinator
 from openclaw_alaya.store.ports.index import CardIndex
 from openclaw_alaya.store.ports.raw import RawSessions
@@ -30,6 +31,7 @@ import psycopg  # noqa: E402
 from psycopg.conninfo import conninfo_to_dict  # noqa: E402
 
 from openclaw_alaya.store.postgres import schema  # noqa: E402
+from openclaw_alaya.store.postgres.backend import PostgresBackend  # noqa: E402
 from openclaw_alaya.store.postgres.coordinator import PostgresCoordinator  # noqa: E402
 from openclaw_alaya.store.postgres.index import PostgresIndex  # noqa: E402
 from openclaw_alaya.store.postgres.words import tokens  # noqa: E402
@@ -413,7 +415,7 @@ def test_a_recorded_purge_waits_for_the_next_write_hold(pg_url, tmp_path):
 
 
 @pytest.mark.parametrize("port, impl", [(RawSessions, PostgresRaw), (Coordinator, PostgresCoordinator),
-                                        (CardIndex, PostgresIndex)],
+                                        (CardIndex, PostgresIndex), (Backend, PostgresBackend)],
                          ids=lambda x: x.__name__)
 def test_the_postgres_classes_satisfy_their_ports(port, impl):
     import inspect
