@@ -9,7 +9,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ...errors import DatabaseError
 from .connect import CONNECT_TIMEOUT, connect, driver, first_line, shown
@@ -74,6 +74,12 @@ class Database:
                 yield conn
             finally:
                 self._local.conn = None
+
+    def many(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
+        """One statement for each row, in one transaction (the hold's, inside a write hold)."""
+        if rows:
+            with self.connection() as conn, conn.transaction(), conn.cursor() as cur:
+                cur.executemany(sql, rows)
 
     @contextmanager
     def _reachable(self) -> Iterator[None]:

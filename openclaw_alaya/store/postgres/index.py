@@ -118,16 +118,13 @@ class PostgresIndex:
 
     def upsert_cards(self, rows: list[dict[str, Any]], vectors: np.ndarray) -> None:
         """Rows (`models.index_row`) with their vectors, in one transaction (the hold's, under a write hold)."""
-        if not rows:
-            return
-        with self.db.connection() as conn, conn.transaction(), conn.cursor() as cur:
-            cur.executemany(
-                "INSERT INTO card_vectors (store_id, card_id, scope, type, text, words, dim, embedding)"
-                " VALUES (%s, %s, %s, %s, %s, to_tsvector('simple', %s), %s, %s::vector)"
-                " ON CONFLICT (store_id, card_id) DO UPDATE SET scope = EXCLUDED.scope, type = EXCLUDED.type,"
-                " text = EXCLUDED.text, words = EXCLUDED.words, dim = EXCLUDED.dim, embedding = EXCLUDED.embedding",
-                [(self.db.store_id, row["id"], row["scope"], row["type"], row["text"], words.document(row["text"]),
-                  self.dim, _text(vectors[i])) for i, row in enumerate(rows)])
+        self.db.many(
+            "INSERT INTO card_vectors (store_id, card_id, scope, type, text, words, dim, embedding)"
+            " VALUES (%s, %s, %s, %s, %s, to_tsvector('simple', %s), %s, %s::vector)"
+            " ON CONFLICT (store_id, card_id) DO UPDATE SET scope = EXCLUDED.scope, type = EXCLUDED.type,"
+            " text = EXCLUDED.text, words = EXCLUDED.words, dim = EXCLUDED.dim, embedding = EXCLUDED.embedding",
+            [(self.db.store_id, row["id"], row["scope"], row["type"], row["text"], words.document(row["text"]),
+              self.dim, _text(vectors[i])) for i, row in enumerate(rows)])
 
     def delete_cards(self, ids: list[str]) -> None:
         if ids:
@@ -136,15 +133,12 @@ class PostgresIndex:
                              (self.db.store_id, list(ids)))
 
     def upsert_relations(self, rows: list[dict[str, str]], vectors: np.ndarray) -> None:
-        if not rows:
-            return
-        with self.db.connection() as conn, conn.transaction(), conn.cursor() as cur:
-            cur.executemany(
-                "INSERT INTO relation_vectors (store_id, name, description, dim, embedding)"
-                " VALUES (%s, %s, %s, %s, %s::vector) ON CONFLICT (store_id, name) DO UPDATE SET"
-                " description = EXCLUDED.description, dim = EXCLUDED.dim, embedding = EXCLUDED.embedding",
-                [(self.db.store_id, row["name"], row["description"], self.dim, _text(vectors[i]))
-                 for i, row in enumerate(rows)])
+        self.db.many(
+            "INSERT INTO relation_vectors (store_id, name, description, dim, embedding)"
+            " VALUES (%s, %s, %s, %s, %s::vector) ON CONFLICT (store_id, name) DO UPDATE SET"
+            " description = EXCLUDED.description, dim = EXCLUDED.dim, embedding = EXCLUDED.embedding",
+            [(self.db.store_id, row["name"], row["description"], self.dim, _text(vectors[i]))
+             for i, row in enumerate(rows)])
 
     def optimize(self) -> None:
         """Fresh planner statistics (vacuuming is the server's autovacuum's)."""

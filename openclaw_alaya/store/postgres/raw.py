@@ -138,11 +138,10 @@ class PostgresRaw:
         for card_id, session_id, _ in items:
             check_id(card_id, "card id")
             check_id(session_id, "session id")
-        with self.db.connection() as conn, conn.transaction(), conn.cursor() as cur:
-            cur.executemany("INSERT INTO card_contexts (store_id, card_id, session_id, turns) VALUES (%s, %s, %s, %s)"
-                            " ON CONFLICT (store_id, card_id, session_id) DO UPDATE SET turns = EXCLUDED.turns,"
-                            " updated_at = now()",
-                            [(self.db.store_id, c, s, Jsonb([t.model_dump() for t in ts])) for c, s, ts in items])
+        self.db.many("INSERT INTO card_contexts (store_id, card_id, session_id, turns) VALUES (%s, %s, %s, %s)"
+                     " ON CONFLICT (store_id, card_id, session_id) DO UPDATE SET turns = EXCLUDED.turns,"
+                     " updated_at = now()",
+                     [(self.db.store_id, c, s, Jsonb([t.model_dump() for t in ts])) for c, s, ts in items])
 
     def load_context(self, card_id: str) -> dict[str, list[Turn]] | None:
         check_id(card_id, "card id")
@@ -180,10 +179,8 @@ class PostgresRaw:
     def append_log(self, name: str, records: list[dict[str, Any]]) -> None:
         from psycopg.types.json import Jsonb
 
-        if records:
-            with self.db.connection() as conn, conn.cursor() as cur:
-                cur.executemany("INSERT INTO l3_logs (store_id, name, record) VALUES (%s, %s, %s)",
-                                [(self.db.store_id, name, Jsonb(r)) for r in records])
+        self.db.many("INSERT INTO l3_logs (store_id, name, record) VALUES (%s, %s, %s)",
+                     [(self.db.store_id, name, Jsonb(r)) for r in records])
 
     def append_lines(self, name: str, lines: str) -> None:
         """Ready lines (`raw.log_lines`), one record a line."""
