@@ -98,6 +98,20 @@ def test_migrations_are_applied_once_in_order_and_recorded(pg_url):
             schema.check_readable(conn, "db")
 
 
+def test_reads_refuse_a_database_behind_this_version_and_writes_migrate_it(pg_url, tmp_path):
+    mem = Alaya(tmp_path / "data", config=Config.model_validate(POSTGRES))
+    _OPENED.append(mem)
+    with pytest.raises(StaleStoreError, match=r"schema is version 0 of \d+; run `alaya init`"):
+        with mem.storage.reading("recall"):
+            pass
+    with psycopg.connect(pg_url) as conn:
+        assert schema.applied(conn) == 0  # the read wrote nothing
+    with mem.storage.writing("ingest"):
+        pass
+    with mem.storage.reading("recall"), psycopg.connect(pg_url) as conn:
+        assert schema.applied(conn) == schema.latest()
+
+
 def test_two_hosts_initialising_at_once_apply_each_migration_once(pg_url):
     errors: list[BaseException] = []
 

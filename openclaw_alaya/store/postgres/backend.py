@@ -78,12 +78,16 @@ class PostgresBackend:
             return schema.applied(conn) == schema.latest() and not self.lock.needs_recovery()
 
     def upgrade(self) -> None:
-        with self.db.connection() as conn:
-            if schema.applied(conn) < schema.latest():
-                schema.migrate(conn)
+        self._migrated()
         if self.lock.needs_recovery():
             with self.lock.write("upgrade"):  # the outermost write hold carries out a recorded purge
                 pass
+
+    def _migrated(self) -> None:
+        """The migrations this database lacks, applied (a write's first step, never a read's)."""
+        with self.db.connection() as conn:
+            if schema.applied(conn) < schema.latest():
+                schema.migrate(conn)
 
     def check_readable(self) -> None:
         """What a read checks first (reads never migrate): the schema is this version's."""
@@ -111,7 +115,9 @@ class PostgresBackend:
     @contextmanager
     def writing(self, operation: str, *, change_graph: bool = True) -> Iterator["UnbuiltGraph"]:
         """The exclusive hold, one transaction (coordinator.py): a hold that writes only L3 and
-        L1 (init's relation vectors) works today; the graph is not built yet."""
+        L1 (init's relation vectors) works today; the graph is not built yet. The schema is
+        brought up to date first, as the embedded backend upgrades its store."""
+        self._migrated()
         with self.lock.write(operation):
             yield UnbuiltGraph()
 
