@@ -66,7 +66,7 @@ def register_stores(register: Any) -> None:
         return PostgresBackend(dirs, config, **wiring)
 
     register("embedded", embedded)
-    register("postgres", postgres)  # issue 34: L3 and the coordinator so far (store/postgres/backend.py)
+    register("postgres", postgres)  # issue 34: L3, L1 and the coordinator so far (store/postgres/backend.py)
 
 
 @hookimpl
