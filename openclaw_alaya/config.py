@@ -217,9 +217,34 @@ class LockConfig(_Section):
 
 class StorageConfig(_Section):
     """Where the stores are kept: a backend registered through the `register_stores` hook
-    (store/backends.py); `embedded` is Kuzu + LanceDB + files in the data directory."""
+    (store/backends.py); `embedded` is Kuzu + LanceDB + files in the data directory, `postgres`
+    one PostgreSQL database that several hosts share (store/postgres/, issue 34)."""
 
     backend: str = "embedded"
+    # postgres: the database (`postgresql://user@host/db?sslmode=…`); ALAYA_DATABASE_URL wins over
+    # it. Never a password here: config.json is copied into backups and shown by `alaya config`
+    url: str | None = None
+    # postgres: which memory in the database this data directory is (one database holds several
+    # teams'); a name, not a measured value
+    store: str = Field("default", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$")
+
+    @field_validator("url")
+    @classmethod
+    def _no_password(cls, url: str | None) -> str | None:
+        if url is not None and url_has_password(url):
+            raise ValueError("a password in config.json is refused: put it in ALAYA_DATABASE_URL, "
+                             "a pgpass file (PGPASSFILE) or a secret file (passfile=…)")
+        return url
+
+
+def url_has_password(url: str) -> bool:
+    """Whether a libpq connection string (URL or `key=value` form) carries a password."""
+    from urllib.parse import parse_qs, urlsplit
+
+    if "://" in url:
+        parts = urlsplit(url)
+        return parts.password is not None or "password" in parse_qs(parts.query)
+    return re.search(r"(^|\s)password\s*=", url) is not None
 
 
 class ServeConfig(_Section):
