@@ -212,3 +212,27 @@ def test_a_forget_cut_off_before_the_graph_changes_loses_no_card(memory, monkeyp
     assert [c["card"] for c in memory.forgotten()] == ["card-noise"]
     assert memory.restore(["card-noise"]).cards[0]["id"] == "card-noise"
     assert "card-noise" in cards_in_l2(memory) and "card-noise" in set(memory.index.card_ids())
+
+
+def test_a_restore_cut_off_before_l1_keeps_the_card(memory, monkeypatch):
+    """The card is back in L2 (and the restore logged) before L1 is written and the copy
+    deleted: a failure (a kill) there leaves the card in L2, the next write hold's recovery
+    gives it its L1 row, and the stale copy is not listed and goes with the next purge."""
+    from openclaw_alaya.store.embedded.vectors import VectorStore
+
+    put(memory, [card("card-noise", "Noted the printer tray jams on odd pages", session="s9", created=T0,
+                      tier="COLD", importance=0.3)])
+    assert introspect.run(memory, steps=["forget"], now=LATER)["ok"]
+
+    def killed(self, rows, vectors):
+        raise KeyboardInterrupt("killed")
+
+    monkeypatch.setattr(VectorStore, "upsert_cards", killed)
+    with pytest.raises(KeyboardInterrupt):
+        memory.restore(["card-noise"])
+    monkeypatch.undo()
+    assert "card-noise" in cards_in_l2(memory) and not memory.forgotten()
+    assert introspect.run(memory, steps=["forget"], now=LATER)["ok"]  # a write hold: recovery first
+    assert "card-noise" in set(memory.index.card_ids())  # L1 mended from L2
+    assert "card-noise" in cards_in_l2(memory)  # restored: not forgotten again
+    assert not forgotten.load(memory.dirs.state, ["card-noise"])  # the stale copy purged
