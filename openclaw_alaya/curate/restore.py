@@ -40,7 +40,7 @@ Copy = dict[str, Any]
 
 class Restored(BaseModel):
     cards: list[dict[str, str]] = Field(default_factory=list)  # id and title of each card put back
-    links: int = 0  # edges put back (to cards that still exist)
+    links: int = 0  # edges put back (those to cards still forgotten wait in their copies)
 
 
 def copies_of(graph: "CardGraph", reasons: dict[str, str], stamp: str) -> list[Copy]:
@@ -111,8 +111,10 @@ def restore(memory: "Memory", ids: list[str]) -> Restored:
             memory.raw.append_log(CURATION_LOG, [{"op": "restore", "card": cid, "ts": stamp,
                                                   "reason": copies[cid].get("reason")} for cid in ids])
             put_back(graph, list(copies.values()))
-            links = sum(len(c.get("edges") or []) for c in copies.values())
-            ends = {e[k] for c in copies.values() for e in c.get("edges") or [] for k in ("src", "dst")}
+            edges = {(e["src"], e["rel"], e["dst"]) for c in copies.values() for e in c.get("edges") or []}
+            ends = {end for src, _rel, dst in edges for end in (src, dst)}
+            there = graph.present_ids(sorted(ends))
+            links = sum(1 for src, _rel, dst in edges if src in there and dst in there)
             waiting = forgotten.load(memory.dirs.state, sorted(ends - set(ids)))
             forgotten.save(memory.dirs.state, [waiting[cid] for cid in hand_over(list(copies.values()), waiting)])
         memory.index.upsert_cards([index_row(c) for c in cards], vectors)
