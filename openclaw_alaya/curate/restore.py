@@ -174,8 +174,15 @@ def purge_expired(memory: "Memory", moment: datetime, *, dry_run: bool = False) 
     due = [c["card"]["id"] for c in copies if (until(c.get("forgotten_at"), days) or "") <= stamp]
     if dry_run or not copies:
         return due
-    with memory.writing("introspect forget (purging saved copies)", change_graph=False) as graph:
-        fate = fates(memory)
-        stale = {cid for cid in graph.present_ids([c["card"]["id"] for c in copies]) if fate.get(cid) != "forget"}
-        forgotten.erase(memory.dirs.state, sorted(set(due) | stale))
+    ids = [c["card"]["id"] for c in copies]
+    with memory.reading("introspect forget (saved copies)") as graph:
+        stale = _stale(memory, graph, ids)
+    if due or stale:  # the write hold only when there is something to delete
+        with memory.writing("introspect forget (purging saved copies)", change_graph=False) as graph:
+            forgotten.erase(memory.dirs.state, sorted(set(due) | _stale(memory, graph, ids)))
     return due
+
+
+def _stale(memory: "Memory", graph: "CardGraph", ids: list[str]) -> set[str]:
+    fate = fates(memory)
+    return {cid for cid in graph.present_ids(ids) if fate.get(cid) != "forget"}

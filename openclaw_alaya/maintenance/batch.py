@@ -55,7 +55,15 @@ log = logging.getLogger(__name__)
 
 
 def run(memory: "Memory", names: set[str], *, now: Any = None) -> dict[str, dict[str, Any]]:
-    """The reports of the named steps (a subset of STEPS), applied in one write-lock hold."""
+    """The reports of the named steps (a subset of STEPS), applied in one write-lock hold; then
+    forget's saved copies past the purge window deleted (forget.purge_copies)."""
+    reports = _run(memory, names, now=now)
+    if "forget" in reports:
+        reports["forget"]["copies_purged"] = forget.purge_copies(memory, now=now)
+    return reports
+
+
+def _run(memory: "Memory", names: set[str], *, now: Any = None) -> dict[str, dict[str, Any]]:
     moment = as_datetime(now)
     stamp = iso(moment)
     intro, tconf = memory.config.introspect, memory.config.temperature

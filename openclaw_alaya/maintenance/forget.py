@@ -108,7 +108,7 @@ def forget(memory: "Memory", *, now: Any = None, dry_run: bool = False) -> dict[
     chosen = eligible(rows, protected, moment, config)
     report = report_of(rows, chosen, moment, config)
     if dry_run or not chosen:
-        return report
+        return {**report, "copies_purged": purge_copies(memory, now=moment, dry_run=dry_run)}
     with memory.writing("introspect forget") as graph:
         with graph:
             # re-check under the lock: a card recalled, warmed up or newly depended on stays
@@ -119,9 +119,10 @@ def forget(memory: "Memory", *, now: Any = None, dry_run: bool = False) -> dict[
             graph.remove_cards(list(now_chosen))
         memory.index.delete_cards(list(now_chosen))
     report["forgotten"] = len(now_chosen)
-    return report
+    return {**report, "copies_purged": purge_copies(memory, now=moment)}
 
 
 def purge_copies(memory: "Memory", *, now: Any = None, dry_run: bool = False) -> int:
-    """The step's second part: the saved copies past the purge window deleted; how many."""
+    """The step's last part (batched or not): the saved copies past the purge window deleted;
+    how many."""
     return len(restore.purge_expired(memory, as_datetime(now), dry_run=dry_run))

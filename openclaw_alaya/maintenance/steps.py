@@ -104,14 +104,7 @@ def _batchable(name: str, function: Callable[..., dict[str, Any]]) -> Callable[[
 _consolidate = _batchable("consolidate", consolidate.consolidate)
 _fold = _batchable("fold-access", access.fold)
 _cool = _batchable("cool-down", temperature.cool_down)
-_forget_cards = _batchable("forget", forget.forget)
-
-
-def _forget(memory: "Memory") -> dict[str, Any]:
-    """Forget (batched or not), then purge the saved copies past the purge window."""
-    report = _forget_cards(memory)
-    o = current()
-    return {**report, "copies_purged": forget.purge_copies(memory, now=o.now, dry_run=o.dry_run)}
+_forget = _batchable("forget", forget.forget)
 
 
 def _optimize(memory: "Memory") -> dict[str, Any]:
