@@ -199,6 +199,11 @@ class IntrospectConfig(_Section):
     # issue 31: an unused card (not owner-stated, COLD, old) is forgotten only at this
     # importance or less: the heuristic distiller gives a plain concept 0.45, a fact 0.55, a decision 0.7+
     forget_max_importance: float = Field(0.5, ge=0, le=1)
+    # issue 31: days a forgotten card's saved copy is kept for `alaya restore` before introspect
+    # deletes it for good. Not measured: the window OpenClaw's deep phase keeps recall evidence
+    # for (30 days), long enough to notice a missing memory, short enough that text the memory
+    # judged noise does not linger; 0 purges the copy at the next introspect
+    forget_purge_after_days: float = Field(30.0, ge=0)
     keep_days: int = Field(14, ge=1)  # daily buckets kept in state/buckets.json
     keep_weeks: int = Field(8, ge=1)
     keep_months: int = Field(12, ge=1)
