@@ -93,8 +93,14 @@ def purge(memory: "Memory", criteria: Criteria, *, reason: str | None = None, pu
                          "without one it would forget everything")
     with memory.reading("purge (matching cards)") as graph:
         cards = _matching(memory, graph, criteria)
-    return _forget(memory, cards, reason=reason or f"purged: {criteria.model_dump(exclude_none=True)}",
-                   purge_raw=purge_raw, dry_run=dry_run)
+    return _forget(memory, cards, reason=reason or _purge_reason(criteria), purge_raw=purge_raw, dry_run=dry_run)
+
+
+def _purge_reason(criteria: Criteria) -> str:
+    """The tombstone's reason for a purge: which criteria, never the subject's words (the
+    tombstone outlives the purge, and those words are what was meant to go)."""
+    given = criteria.model_dump(exclude_none=True)
+    return "purged by " + ", ".join(key if key == "subject_contains" else f"{key} {value}" for key, value in given.items())
 
 
 def forget_query(memory: "Memory", query: str, *, limit: int = 5, reason: str | None = None, purge_raw: bool = False,
@@ -107,7 +113,7 @@ def forget_query(memory: "Memory", query: str, *, limit: int = 5, reason: str | 
     ids = [n.card_id for n in found.nodes][:limit]
     if not ids:
         return Forgotten(dry_run=dry_run)
-    return forget_cards(memory, ids, reason=reason or f"forgotten by query {query[:80]!r}", purge_raw=purge_raw,
+    return forget_cards(memory, ids, reason=reason or "forgotten by query", purge_raw=purge_raw,
                         dry_run=dry_run)
 
 
