@@ -257,6 +257,14 @@ class HookConfig(_Section):
     summary_max_age_hours: float = Field(24.0, gt=0)  # the cached summary is recomputed after this
     distill_at_end: bool = True  # session-end distills the session; off: left for introspect
     llm_deadline_seconds: float = Field(5.0, gt=0)  # model calls in session-end; past it the session waits for introspect
+    # `hook turn` (issue 32, bridge/turn.py): what a later user message brings back. The cosine
+    # floor between the message's vector and a card's is what keeps it quiet on messages that
+    # need nothing (bench/locomo_plus_turns.py tunes it on one half of the samples)
+    turn_min_similarity: float = Field(0.3, ge=-1, le=1)
+    turn_max_cards: int = Field(3, ge=0, le=20)  # cards one message may add at most
+    turn_candidates: int = Field(8, ge=1, le=50)  # recall's cards the gate looks at
+    turn_budget_tokens: int = Field(300, ge=0)  # the whole turn block, frame included
+    turn_min_words: int = Field(3, ge=0)  # content words a message needs to be asked about ("ok thanks" has none)
 
 
 # Tools whose results do not bring outside content into a turn; any other tool's result makes
