@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -39,6 +39,7 @@ from ..text import content_words, estimate_tokens
 from .inject import Item, _card_item, clean, injectable, safe_items
 
 if TYPE_CHECKING:
+    from ..config import HookConfig
     from ..memory import Memory
     from ..models import RecallNode
 
@@ -73,9 +74,19 @@ class TurnResult:
         return [n.card_id for n in self.nodes]
 
 
+def request_for(hook: "HookConfig", message: str, **fields: Any) -> TurnRequest:
+    """A request with the `hook.turn_*` settings; `fields` given (not None) override them: the
+    request `alaya hook turn` makes, its flags included."""
+    settings: dict[str, Any] = {"budget": hook.turn_budget_tokens, "max_cards": hook.turn_max_cards,
+                                "candidates": hook.turn_candidates, "min_similarity": hook.turn_min_similarity,
+                                "min_words": hook.turn_min_words, "card_chars": hook.card_chars}
+    settings.update({k: v for k, v in fields.items() if v is not None})
+    return TurnRequest(message=message, **settings)
+
+
 def gate(memory: "Memory", request: TurnRequest) -> list[tuple["RecallNode", float]]:
-    """The cards this message brings back, best first, with their cosine to it (the module
-    docstring's steps 1-4); at most `candidates`, before the budget."""
+    """The cards this message could bring back, in recall's order, each with its cosine to the
+    message (the module docstring's steps 1-3; `turn` applies the floor and the budget)."""
     message = " ".join((request.message or "").split())
     if request.max_cards <= 0 or len(content_words(message)) < request.min_words or not memory.dirs.initialized():
         return []
@@ -89,13 +100,17 @@ def gate(memory: "Memory", request: TurnRequest) -> list[tuple["RecallNode", flo
     if not float(np.abs(query).sum()):
         return []
     vectors = memory.index.vectors_for([n.card_id for n in nodes])
-    scored = [(n, float(np.dot(query, vectors[n.card_id]))) for n in nodes if n.card_id in vectors]
-    return [(n, sim) for n, sim in scored if sim >= request.min_similarity]
+    return [(n, float(np.dot(query, vectors[n.card_id]))) for n in nodes if n.card_id in vectors]
 
 
-def turn(memory: "Memory", request: TurnRequest) -> TurnResult:
-    """The block for this message ("" when the gate keeps nothing or nothing fits the budget)."""
-    kept = gate(memory, request)[: request.max_cards]
+def turn(memory: "Memory", request: TurnRequest,
+         scored: list[tuple["RecallNode", float]] | None = None) -> TurnResult:
+    """The block for this message ("" when no card is close enough or nothing fits the budget).
+    `scored`: what `gate` gave for this request already (bench/locomo_plus_turns.py tries several
+    floors on one recall); None: ask it."""
+    if scored is None:
+        scored = gate(memory, request)
+    kept = [(n, sim) for n, sim in scored if sim >= request.min_similarity][: request.max_cards]
     if not kept:
         return TurnResult()
     items = [_card_item(n.card_id, n.type, n.title, n.content, None, request.card_chars) for n, _ in kept]

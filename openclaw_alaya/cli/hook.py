@@ -118,7 +118,7 @@ def cmd_turn(args: argparse.Namespace) -> int:
     show yet (bridge/turn.py); `{}` most of the time."""
     event, repaired = read_event("hook turn")
     from ..bridge.capture import agent_of, session_of
-    from ..bridge.turn import TurnRequest, turn
+    from ..bridge.turn import request_for, turn
     from ..ingest.repair import warn
 
     if repaired:
@@ -135,21 +135,10 @@ def cmd_turn(args: argparse.Namespace) -> int:
     if not memory.dirs.initialized():
         _emit({})
         return 0
-    cfg = memory.config.hook
     prompt = event.get("prompt")
-    request = TurnRequest(
-        message=prompt if isinstance(prompt, str) else "",
-        agent_id=agent_of(event),
-        session_id=session_of(event),
-        exclude=frozenset(exclude or []),
-        budget=args.budget if args.budget is not None else cfg.turn_budget_tokens,
-        max_cards=args.max_cards if args.max_cards is not None else cfg.turn_max_cards,
-        candidates=cfg.turn_candidates,
-        min_similarity=args.min_similarity if args.min_similarity is not None else cfg.turn_min_similarity,
-        min_words=cfg.turn_min_words,
-        card_chars=cfg.card_chars,
-        now=common.fixed_now(),
-    )
+    request = request_for(memory.config.hook, prompt if isinstance(prompt, str) else "", agent_id=agent_of(event),
+                          session_id=session_of(event), exclude=frozenset(exclude or []), budget=args.budget,
+                          max_cards=args.max_cards, min_similarity=args.min_similarity, now=common.fixed_now())
     try:
         memory.dirs.require()
         result = turn(memory, request)
