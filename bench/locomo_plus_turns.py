@@ -93,7 +93,7 @@ def run(dataset: Path, locomo: Path, embedder: str | None, ordinary_sessions: in
     def ask(text: str, session_id: str, now) -> tuple[set[str], dict]:
         nonlocal asked, seconds
         start = time.perf_counter()
-        found = per_floor(memory, request_for(memory.config.hook, text, session_id=session_id, exclude=exclude, now=now))
+        found = per_floor(memory, request_for(memory, text, session_id=session_id, exclude=exclude, now=now))
         seconds, asked = seconds + time.perf_counter() - start, asked + 1
         return found
 

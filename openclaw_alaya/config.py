@@ -258,12 +258,15 @@ class HookConfig(_Section):
     distill_at_end: bool = True  # session-end distills the session; off: left for introspect
     llm_deadline_seconds: float = Field(5.0, gt=0)  # model calls in session-end; past it the session waits for introspect
     # `hook turn` (issue 32, bridge/turn.py): what a later user message brings back. The cosine
-    # floor between the message's vector and a card's is what keeps it quiet on messages that
-    # need nothing (bench/locomo_plus_turns.py tunes it on one half of the samples)
-    turn_min_similarity: float = Field(0.3, ge=-1, le=1)
-    turn_max_cards: int = Field(3, ge=0, le=20)  # cards one message may add at most
-    turn_candidates: int = Field(8, ge=1, le=50)  # recall's cards the gate looks at
-    turn_budget_tokens: int = Field(300, ge=0)  # the whole turn block, frame included
+    # floor between the message's vector and a card's keeps it quiet on messages that need
+    # nothing; its scale is the embedder's, so unset (None) is the floor bench/locomo_plus_turns.py
+    # measured for the embedder in use (bridge/turn.py's MEASURED_FLOORS: hash 0.4, local 0.5)
+    turn_min_similarity: float | None = Field(None, ge=-1, le=1)
+    # cards one message may add at most, and recall's cards the gate looks at: on LoCoMo-Plus the
+    # cue was among the 8 candidates for 10-12% of the triggers, within the first 3 for under 5%
+    turn_max_cards: int = Field(3, ge=0, le=20)
+    turn_candidates: int = Field(8, ge=1, le=50)
+    turn_budget_tokens: int = Field(300, ge=0)  # the whole turn block, frame included: three cards cut to card_chars
     turn_min_words: int = Field(3, ge=0)  # content words a message needs to be asked about ("ok thanks" has none)
 
 

@@ -66,7 +66,7 @@ def block(store: Path, message: str, **fields) -> tuple[str, list[str]]:
     from openclaw_alaya.bridge.turn import request_for, turn as turn_block
 
     memory = Alaya(store)
-    result = turn_block(memory, request_for(memory.config.hook, message, **{"agent_id": "main", "session_id": "s-now", **fields}))
+    result = turn_block(memory, request_for(memory, message, **{"agent_id": "main", "session_id": "s-now", **fields}))
     return result.text, result.card_ids
 
 
@@ -109,7 +109,7 @@ def test_the_gate_in_process_matches_the_command(store):
     from openclaw_alaya.bridge.turn import gate, request_for, turn as turn_block
 
     memory = Alaya(store)
-    request = request_for(memory.config.hook, MESSAGE, agent_id="main", session_id="s-now")
+    request = request_for(memory, MESSAGE, agent_id="main", session_id="s-now")
     scored = gate(memory, request)
     assert scored and all(-1.0 <= sim <= 1.0001 for _, sim in scored)
     result = turn_block(memory, request, scored)
@@ -164,3 +164,20 @@ def test_the_daemon_serves_it(store):
     finally:
         subprocess.run([sys.executable, "-m", "openclaw_alaya", "--data-dir", str(store), "serve", "stop"],
                        capture_output=True, text=True, env=env, timeout=60)
+
+
+def test_the_floor_is_the_one_measured_for_the_embedder_unless_configured(store, tmp_path):
+    from openclaw_alaya import Alaya
+    from openclaw_alaya.bridge.turn import MEASURED_FLOORS, UNMEASURED_FLOOR, floor_for, request_for
+
+    assert floor_for("hash-2-1024") == MEASURED_FLOORS["hash"]
+    assert floor_for("local:all-MiniLM-L6-v2-onnx-int8:384") == MEASURED_FLOORS["local"]
+    assert floor_for("openai:text-embedding-3-small:1536") == UNMEASURED_FLOOR
+    memory = Alaya(store)
+    assert request_for(memory, MESSAGE).min_similarity == floor_for(memory.embedder.id)
+    assert request_for(memory, MESSAGE, min_similarity=0.2).min_similarity == 0.2  # the flag
+    assert alaya(store, "config", "set", "hook.turn_min_similarity", "0.99").returncode == 0
+    try:
+        assert turn(store, MESSAGE) == {}, "a configured floor wins over the measured one"
+    finally:
+        assert alaya(store, "config", "set", "hook.turn_min_similarity", "null").returncode == 0

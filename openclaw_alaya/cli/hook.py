@@ -136,7 +136,7 @@ def cmd_turn(args: argparse.Namespace) -> int:
         _emit({})
         return 0
     prompt = event.get("prompt")
-    request = request_for(memory.config.hook, prompt if isinstance(prompt, str) else "", agent_id=agent_of(event),
+    request = request_for(memory, prompt if isinstance(prompt, str) else "", agent_id=agent_of(event),
                           session_id=session_of(event), exclude=frozenset(exclude or []), budget=args.budget,
                           max_cards=args.max_cards, min_similarity=args.min_similarity, now=common.fixed_now())
     try:
