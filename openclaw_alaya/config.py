@@ -257,6 +257,10 @@ class HookConfig(_Section):
     summary_max_age_hours: float = Field(24.0, gt=0)  # the cached summary is recomputed after this
     distill_at_end: bool = True  # session-end distills the session; off: left for introspect
     llm_deadline_seconds: float = Field(5.0, gt=0)  # model calls in session-end; past it the session waits for introspect
+    # session-start waits this long for a lock another process holds (an introspect, a rebuild), then
+    # injects nothing and exits 0: the turn goes on (the plugin gives up after startTimeoutMs, 10 s;
+    # a capture holds the write lock ~1 s, so 3 s lets one finish)
+    lock_wait_seconds: float = Field(3.0, gt=0)
     # `hook turn` (issue 32, bridge/turn.py): what a later user message brings back. The cosine
     # floor between the message's vector and a card's keeps it quiet on messages that need
     # nothing; its scale is the embedder's, so unset (None) is the floor bench/locomo_plus_turns.py

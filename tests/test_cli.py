@@ -402,3 +402,21 @@ def test_data_dir_may_follow_the_command(demo_dir, tmp_path):
 
     data, argv, _stdin, _hook = fast_path(["recall", "pnpm", "--data-dir", str(demo_dir)])
     assert data == demo_dir.resolve() and argv == ["--data-dir", str(demo_dir.resolve()), "recall", "pnpm"]
+
+
+
+def test_counts_read_as_written_and_a_second_ingest_says_nothing_was_new(tmp_path):
+    """issue 35: "1 cards", and "ingested 2 sessions" for a re-run that added nothing."""
+    data, one, two = tmp_path / "data", tmp_path / "one.json", tmp_path / "two.json"
+    one.write_bytes(session_json("s-one", [("user", "We picked Caddy as the reverse proxy for staging.")]))
+    two.write_bytes(session_json("s-two", [("user", "The ops pager rotates every Monday at nine.")]))
+    ok(alaya(data, "init"))
+    first = ok(alaya(data, "ingest", str(one), str(two)))
+    assert first.strip() == "ingested 2 sessions (2 new or grown): 2 new turns", first
+    again = ok(alaya(data, "ingest", str(one), str(two)))
+    assert again.strip() == "ingested 2 sessions (0 new or grown): 0 new turns", again
+    single = tmp_path / "three.json"
+    single.write_bytes(session_json("s-three", [("user", "Our CI runners use Ubuntu 24.04 images.")]))
+    assert ok(alaya(data, "ingest", str(single))).startswith("s-three: 1 new turn (1 in all) → ")
+    distilled = ok(alaya(data, "distill", "--session", "s-three")).strip()
+    assert distilled.startswith("distilled 1 session: 1 card, "), distilled

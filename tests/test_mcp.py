@@ -63,11 +63,14 @@ def test_stdio_lists_the_tools_with_schemas_and_saves_then_finds(tmp_path):
                                                            "time_range": {"since": "2999-01-01"}})
             week = await _call(client, "get_summary", {"period": "week"})
             listed = await _call(client, "list_memories", {"filters": {"tag": "INFRA"}, "limit": 5})
+            tagged = await _call(client, "search_memory", {"query": "staging postgres", "tags": ["infra"]})
+            untagged = await _call(client, "search_memory", {"query": "staging postgres", "tags": ["billing"]})
             with pytest.raises(MCPError, match="since"):
                 await client.call_tool("search_memory", {"query": "x", "time_range": {"since": "someday"}})
-            return saved, found, context, future, week, listed
+            return saved, found, context, future, week, listed, tagged, untagged
 
-    saved, found, context, future, week, listed = _run(go())
+    saved, found, context, future, week, listed, tagged, untagged = _run(go())
+    assert [m["id"] for m in tagged["memories"]] == [saved["card_id"]] and untagged["memories"] == []
     assert [c["id"] for c in listed["cards"]] == [saved["card_id"]] and (listed["total"], listed["limit"]) == (1, 5)
     assert future["memories"] == []  # nothing was stored after 2999
     assert week["cards"] >= 1, week

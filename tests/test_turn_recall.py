@@ -181,3 +181,32 @@ def test_the_floor_is_the_one_measured_for_the_embedder_unless_configured(store,
         assert turn(store, MESSAGE) == {}, "a configured floor wins over the measured one"
     finally:
         assert alaya(store, "config", "set", "hook.turn_min_similarity", "null").returncode == 0
+
+
+def test_no_use_is_logged_and_a_held_lock_answers_nothing_at_once(store):
+    import threading
+
+    from openclaw_alaya import Alaya
+
+    log = store / "state" / "access.jsonl"
+    before = log.read_text() if log.exists() else ""
+    assert turn(store, MESSAGE)["cards"]
+    assert (log.read_text() if log.exists() else "") == before, "shown unasked: exposure, not a use (issue 31)"
+    held, done = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with Alaya(store).writing("a long introspect"):
+            held.set()
+            done.wait(120)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert held.wait(60)
+        proc = alaya(store, "hook", "turn", stdin={"agentId": "main", "sessionId": "s-now", "prompt": MESSAGE})
+        assert proc.returncode == 0 and json.loads(proc.stdout) == {}, proc.stderr
+        assert "hook turn" in proc.stderr and "injected nothing" in proc.stderr and "Traceback" not in proc.stderr
+        assert holder.is_alive(), "it did not wait for the writer"
+    finally:
+        done.set()
+        holder.join()

@@ -11,7 +11,8 @@ The gate (`gate`), in order:
 1. a message with fewer than `hook.turn_min_words` content words ("ok", "thanks!") asks for
    nothing;
 2. one recall with the message as the query (the agent's scopes, injectable origins only,
-   what is true now), `turn_candidates` cards;
+   what is true now), `turn_candidates` cards; not logged as a use (issue 31: what is shown
+   unasked is exposure, as session start's block);
 3. left out: the cards the session already shows (`exclude`: the plugin sends the ids of its
    session-start block and of earlier turns' blocks), cards whose every source is this very
    session (the conversation says it already), superseded cards;
@@ -105,8 +106,8 @@ def gate(memory: "Memory", request: TurnRequest) -> list[tuple["RecallNode", flo
     message = " ".join((request.message or "").split())
     if request.max_cards <= 0 or len(content_words(message)) < request.min_words or not memory.dirs.initialized():
         return []
-    result = memory.recall(message, scope=request.agent_id, top_k=request.candidates,
-                           origins=injectable(memory), now=request.now)
+    result = memory.recall(message, scope=request.agent_id, top_k=request.candidates, origins=injectable(memory),
+                           now=request.now, log_access=False)  # exposure, not the agent's use (engine.recall)
     nodes = [n for n in result.nodes if not n.superseded and n.card_id not in request.exclude
              and not _only_from(n, request.session_id)]
     if not nodes:

@@ -22,9 +22,12 @@ import json
 import sys
 from typing import Any
 
-from ..errors import AlayaError, DamagedStoreError, InputError
+from ..errors import AlayaError, DamagedStoreError, InputError, LockTimeoutError
 from . import common
 from .common import global_options
+
+
+TURN_LOCK_WAIT_SECONDS = 1.0  # the plugin's turnTimeoutMs: past it nobody waits for `hook turn`
 
 
 def add_commands(sub: Any, command: Any) -> None:
@@ -83,6 +86,11 @@ def cmd_session_start(args: argparse.Namespace) -> int:
     budget = args.budget if args.budget is not None else cfg.budget_tokens
     if budget < 0:
         raise InputError("--budget must be 0 or more")
+    try:  # a long write elsewhere: the turn goes on without memory, at once, not after lock.timeout_seconds
+        with memory.reading("hook session-start", timeout=cfg.lock_wait_seconds):
+            pass
+    except LockTimeoutError as exc:
+        return _inject_nothing(exc)
     _sync_workspace(memory, event)
     prompt = event.get("prompt")
     request = StartRequest(
@@ -97,6 +105,7 @@ def cmd_session_start(args: argparse.Namespace) -> int:
         tier_split=cfg.tier_split.model_dump(),
         core_share=memory.config.core.inject_share,
         now=common.fixed_now(),
+        workspace_dir=event["workspaceDir"] if isinstance(event.get("workspaceDir"), str) else None,
     )
     try:
         text = build(memory, request)
@@ -141,8 +150,12 @@ def cmd_turn(args: argparse.Namespace) -> int:
                           max_cards=args.max_cards, min_similarity=args.min_similarity, now=common.fixed_now())
     try:
         memory.dirs.require()
+        # a write elsewhere: answer at once rather than hold the daemon (one command at a time)
+        # for an answer the plugin stopped waiting for after its turnTimeoutMs
+        with memory.reading("hook turn", timeout=TURN_LOCK_WAIT_SECONDS):
+            pass
         result = turn(memory, request)
-    except (AlayaError, OSError) as exc:  # a damaged store or a full disk must not break the turn
+    except (AlayaError, OSError) as exc:  # a damaged store, a held lock or a full disk must not break the turn
         return _inject_nothing(exc, "turn")
     _emit({"appendSystemContext": result.text, "cards": result.card_ids} if result.text else {})
     return 0

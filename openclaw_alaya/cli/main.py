@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..errors import UNWRITABLE, AlayaError, InputError
+from ..text import counted
 from . import cards, common, configure, curate, hook, maintenance, ops, serve
 from .common import print_json
 from .generated import recall_options
@@ -93,7 +94,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     report: dict[str, Any] = result.model_dump()
     if args.distill:
         report["distilled"] = memory.distill(result.session_id).model_dump()
-    return _print_ingested(args, report, f"{result.session_id}: {result.new_turns} new turns "
+    return _print_ingested(args, report, f"{result.session_id}: {counted(result.new_turns, 'new turn')} "
                                          f"({result.total_turns} in all) → {result.path}")
 
 
@@ -116,7 +117,9 @@ def _ingest_many(args: argparse.Namespace) -> int:
     report: dict[str, Any] = {"sessions": [r.model_dump() for r in results], "skipped": skipped}
     if args.distill:
         report["distilled"] = memory.distill().model_dump()
-    headline = f"ingested {len(results)} sessions: {sum(r.new_turns for r in results)} new turns"
+    fresh = sum(1 for r in results if r.new_turns)
+    headline = (f"ingested {counted(len(results), 'session')} ({fresh} new or grown): "
+                f"{counted(sum(r.new_turns for r in results), 'new turn')}")
     _print_ingested(args, report, headline + (f"; skipped {len(skipped)} files (see above)" if skipped else ""))
     return 1 if skipped else 0
 
@@ -128,7 +131,7 @@ def _print_ingested(args: argparse.Namespace, report: dict[str, Any], headline: 
         print(headline)
         if args.distill:
             d = report["distilled"]
-            print(f"distilled {d['cards']} cards, {d['links']} links")
+            print(f"distilled {counted(d['cards'], 'card')}, {counted(d['links'], 'link')}")
     return 0
 
 
@@ -137,7 +140,8 @@ def cmd_distill(args: argparse.Namespace) -> int:
     if args.json:
         print_json(report.model_dump())
     else:
-        print(f"distilled {report.sessions} sessions: {report.cards} cards, {report.links} links")
+        print(f"distilled {counted(report.sessions, 'session')}: {counted(report.cards, 'card')}, "
+              f"{counted(report.links, 'link')}")
     return 0
 
 

@@ -100,13 +100,15 @@ class MemoryTools:
         return result.model_dump()
 
     def search_memory(self, query: str, time_range: TimeRange | None = None, limit: Limit = 10,
-                      max_tokens: Annotated[int, Field(ge=50, le=20000)] | None = None) -> dict[str, Any]:
+                      max_tokens: Annotated[int, Field(ge=50, le=20000)] | None = None,
+                      tags: list[str] | None = None) -> dict[str, Any]:
         """Search long-term memory by meaning and words; newest valid facts rank first,
         superseded ones are marked. `time_range` keeps only a period; a time phrase in the
-        query itself ("last week") favours that period."""
+        query itself ("last week") favours that period. `tags` keeps the memories filed under
+        one of them or a child of it (`技术/前端` keeps `技术/前端/React`)."""
         span = time_range or TimeRange()
         result = self.memory.recall(query, top_k=limit, budget=max_tokens, scope=self.agent,
-                                    since=span.since, until=span.until)
+                                    since=span.since, until=span.until, tags=tags)
         return {"memories": [_node(n) for n in result.nodes]}
 
     def get_context(self, query: str, max_tokens: Annotated[int, Field(ge=50, le=20000)] = 800) -> dict[str, Any]:
