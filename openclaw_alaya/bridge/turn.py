@@ -112,7 +112,8 @@ def gate(memory: "Memory", request: TurnRequest) -> list[tuple["RecallNode", flo
              and not _only_from(n, request.session_id)]
     if not nodes:
         return []
-    query = memory.embedder.embed([message])[0]
+    embedder = memory.embedder
+    query = getattr(embedder, "embed_query", embedder.embed)([message])[0]  # as recall asks it (a question)
     if not float(np.abs(query).sum()):
         return []
     vectors = memory.index.vectors_for([n.card_id for n in nodes])
