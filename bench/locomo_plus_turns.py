@@ -1,7 +1,7 @@
 """Per-turn recall on LoCoMo-Plus (issue 32, must-show 2): does a later message bring its cue back,
 and how often does the gate speak when nothing was needed?
 
-    .venv/bin/python bench/locomo_plus_turns.py [--embedder local] [--tune A|B] [--json]
+    .venv/bin/python bench/locomo_plus_turns.py [--embedder local] [--set KEY=VALUE] [--tune A|B] [--json]
 
 The stores are bench/locomo_plus.py's (each dev conversation of LoCoMo with all its stitched cue
 sessions, default config, one distill). Each message goes through `bridge.turn` exactly as
@@ -41,7 +41,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from locomo import DEFAULT_DATASET as LOCOMO_DATASET, ingested, sessions_of  # noqa: E402
+from locomo import DEFAULT_DATASET as LOCOMO_DATASET, bench_config, ingested, sessions_of  # noqa: E402
 from locomo_plus import CARD_ID, DEFAULT_DATASET, HALVES, cue_session, half_of, trigger_text, when  # noqa: E402
 
 from openclaw_alaya.bridge.inject import StartRequest, build  # noqa: E402
@@ -81,7 +81,7 @@ def ordinary_turns(sessions, count: int, min_words: int):
     return [(s.id, t.content) for s in sessions[-count:] for t in s.turns if len(content_words(t.content)) >= min_words]
 
 
-def run(dataset: Path, locomo: Path, embedder: str | None, ordinary_sessions: int) -> dict:
+def run(dataset: Path, locomo: Path, config, ordinary_sessions: int) -> dict:
     samples = sorted(json.loads(dataset.read_text()), key=lambda s: s["plus_index"])
     conversations = {c["sample_id"]: c for c in json.loads(locomo.read_text())}
     conv_ids = sorted({s["conversation"] for s in samples})
@@ -101,7 +101,7 @@ def run(dataset: Path, locomo: Path, embedder: str | None, ordinary_sessions: in
         for conv_id in conv_ids:
             mine = [s for s in samples if s["conversation"] == conv_id]
             sessions = sorted(plain[conv_id] + [cue_session(s) for s in mine], key=lambda s: s.started_at or "")
-            memory, _ = ingested(Path(tmp) / conv_id, sessions, embedder)
+            memory, _ = ingested(Path(tmp) / conv_id, sessions, config)
             now = when(mine[0]["trigger_time"])
             exclude = opening_cards(memory, now)
             min_words = memory.config.hook.turn_min_words
@@ -120,7 +120,7 @@ def run(dataset: Path, locomo: Path, embedder: str | None, ordinary_sessions: in
                     ordinary[kind].append({"half": HALVES[len(ordinary[kind]) % 2],
                                            "floors": {f: (bool(cited), tokens) for f, (cited, tokens) in floors.items()}})
     return {"triggers": triggers, "ordinary": ordinary, "ms_per_message": 1000 * seconds / max(asked, 1),
-            "embedder": embedder or "default"}
+            "embedder": config.embedding.provider}
 
 
 def figures(triggers: list[dict], ordinary: dict[str, list[dict]], floor: float) -> dict:
@@ -156,6 +156,7 @@ def main() -> int:
     parser.add_argument("--dataset", type=Path, default=DEFAULT_DATASET)
     parser.add_argument("--locomo", type=Path, default=LOCOMO_DATASET)
     parser.add_argument("--embedder", help="embedding.provider to use instead of the default (e.g. local)")
+    parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="a config setting (repeatable), as bench/locomo_plus.py")
     parser.add_argument("--tune", choices=HALVES, default="A", help="the half the floor is chosen on")
     parser.add_argument("--max-ordinary", type=float, default=0.1,
                         help="share of the other conversation's turns that may get a block, at most")
@@ -166,7 +167,7 @@ def main() -> int:
         if not path.exists():
             print(f"dataset not found: {path}", file=sys.stderr)
             return 1
-    result = run(args.dataset, args.locomo, args.embedder, args.ordinary_sessions)
+    result = run(args.dataset, args.locomo, bench_config(args.embedder, args.set), args.ordinary_sessions)
     floor = tuned(result, args.tune, args.max_ordinary)
     other = next(h for h in HALVES if h != args.tune)
     table = {f: {h: halved(result, h, f) for h in HALVES} for f in FLOORS}
