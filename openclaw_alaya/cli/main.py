@@ -30,8 +30,14 @@ Handler = Callable[[argparse.Namespace], int]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser(_command_named(sys.argv[1:] if argv is None else argv))
-    args = parser.parse_args(argv)
+    name = _command_named(sys.argv[1:] if argv is None else argv)
+    parser = _parser(name)
+    commands = parser._alaya_commands  # type: ignore[attr-defined]
+    if name is not None and name not in commands:
+        return _unknown_command(name, commands)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # the command's own usage, not the top level's (argparse reports extras from the top)
+        (commands.get(name) or parser).error(f"unrecognized arguments: {' '.join(extra)}")
     os.umask(0o077)  # memories are private: every file the stores create is owner-only
     try:
         return args.handler(args)
@@ -54,6 +60,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             _fail(f"internal error: {type(exc).__name__}: {_one_line(str(exc))} (set ALAYA_DEBUG=1 for details)")
         return 1
+
+
+def _unknown_command(name: str, commands: dict[str, Any]) -> int:
+    """A mistyped command: the nearest names, not all of them (as git and uv answer)."""
+    import difflib
+
+    near = difflib.get_close_matches(name, list(commands), n=3, cutoff=0.6)
+    hint = f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else ""
+    _fail(f"unknown command {name!r}{hint} (`alaya --help` lists the commands)")
+    return 2
 
 
 def _fail(message: str) -> None:
@@ -199,6 +215,8 @@ def _stdin_request() -> dict[str, Any]:
     """The seed's JSON mode: an object whose keys are recall's options (recall/request.py), a
     list option given as a list of strings or one comma-separated string."""
     raw = _read_stdin()
+    if not raw.strip():  # `alaya recall ""` from a script or agent: stdin is no terminal, and empty
+        raise InputError("give a query, --concepts, --from-nodes, or a JSON request on stdin (stdin was empty)")
     try:
         data = json.loads(raw.decode("utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
@@ -367,6 +385,7 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     # purge, entities, mcp; get, list
     for group in (hook, ops, maintenance, serve, configure, curate, cards):
         group.add_commands(sub, command)
+    parser._alaya_commands = sub.choices  # type: ignore[attr-defined]  # name → that command's parser
     return parser if only is None or only in sub.choices else _parser()
 
 

@@ -64,7 +64,7 @@ def run(memory: "Memory", names: set[str], *, now: Any = None) -> dict[str, dict
         rows = graph.card_rows()
         linked = graph.similar_linked() if want["consolidate"] else set()
         counts = graph.relation_counts() if want["consolidate"] else {}
-        protected = graph.depended_on() if want["forget"] else set()
+        protected = forget.spared(graph, rows) if want["forget"] else set()
         if want["consolidate"]:
             ids, vectors = memory.index.all_vectors()
             indexed = set(ids)
@@ -248,7 +248,8 @@ def _apply_graph(graph: "UpkeepGraph", batch: _Batch, intro: Any) -> _Applied:
     if batch.chosen:
         # re-check on the cards as this transaction left them: recalled, warmed up or newly
         # depended on meanwhile stays
-        forgotten = forget.eligible(graph.card_rows(list(batch.chosen)), graph.depended_on(), batch.moment, intro)
+        now_rows = graph.card_rows(list(batch.chosen))
+        forgotten = forget.eligible(now_rows, forget.spared(graph, now_rows), batch.moment, intro)
         graph.remove_cards(list(forgotten))
     curation = log_lines(done["curation"] + forget.records(forgotten, batch.stamp))
     return _Applied(done=done, found=found, present=present, forgotten=forgotten, curation=curation)
