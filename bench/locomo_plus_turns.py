@@ -48,7 +48,7 @@ from openclaw_alaya.bridge.inject import StartRequest, build  # noqa: E402
 from openclaw_alaya.bridge.turn import TurnRequest, gate, request_for, turn  # noqa: E402
 from openclaw_alaya.text import content_words, estimate_tokens  # noqa: E402
 
-FLOORS = (0.0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6)
+FLOORS = (0.0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9)  # e5 cosines sit high
 ASKED_IN = "perturn-bench-session"  # the session the triggers are asked in: not stored
 
 

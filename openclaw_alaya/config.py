@@ -265,7 +265,8 @@ class HookConfig(_Section):
     # `hook turn` (issue 32, bridge/turn.py): what a later user message brings back. The cosine
     # floor between the message's vector and a card's keeps it quiet on messages that need
     # nothing; its scale is the embedder's, so unset (None) is the floor bench/locomo_plus_turns.py
-    # measured for the embedder in use (bridge/turn.py's MEASURED_FLOORS: hash 0.4, local 0.5)
+    # measured for the embedder in use (bridge/turn.py's MEASURED_FLOORS: hash 0.4, local 0.5;
+    # another embedder adds nothing per turn until this is set)
     turn_min_similarity: float | None = Field(None, ge=-1, le=1)
     # cards one message may add at most, and recall's cards the gate looks at: on LoCoMo-Plus the
     # cue was among the 8 candidates for 10-12% of the triggers, within the first 3 for under 5%

@@ -168,14 +168,17 @@ def test_the_daemon_serves_it(store):
 
 def test_the_floor_is_the_one_measured_for_the_embedder_unless_configured(store, tmp_path):
     from openclaw_alaya import Alaya
-    from openclaw_alaya.bridge.turn import MEASURED_FLOORS, UNMEASURED_FLOOR, floor_for, request_for
+    from openclaw_alaya.bridge.turn import MEASURED_FLOORS, floor_for, request_for, turn as turn_block
 
     assert floor_for("hash-2-1024") == MEASURED_FLOORS["hash"]
     assert floor_for("local:all-MiniLM-L6-v2-onnx-int8:384") == MEASURED_FLOORS["local"]
-    assert floor_for("openai:text-embedding-3-small:1536") == UNMEASURED_FLOOR
+    assert floor_for("openai:text-embedding-3-small:1536") is None, "not measured: no guessed floor"
     memory = Alaya(store)
     assert request_for(memory, MESSAGE).min_similarity == floor_for(memory.embedder.id)
     assert request_for(memory, MESSAGE, min_similarity=0.2).min_similarity == 0.2  # the flag
+    unmeasured = request_for(memory, MESSAGE, agent_id="main", session_id="s-now")
+    unmeasured.min_similarity = None  # what an embedder with no measured floor gets
+    assert turn_block(memory, unmeasured).text == "", "no floor: nothing is added"
     assert alaya(store, "config", "set", "hook.turn_min_similarity", "0.99").returncode == 0
     try:
         assert turn(store, MESSAGE) == {}, "a configured floor wins over the measured one"
