@@ -292,6 +292,18 @@ class HookConfig(_Section):
     # injects nothing and exits 0: the turn goes on (the plugin gives up after startTimeoutMs, 10 s;
     # a capture holds the write lock ~1 s, so 3 s lets one finish)
     lock_wait_seconds: float = Field(3.0, gt=0)
+    # `hook turn` (issue 32, bridge/turn.py): what a later user message brings back. The cosine
+    # floor between the message's vector and a card's keeps it quiet on messages that need
+    # nothing; its scale is the embedder's, so unset (None) is the floor bench/locomo_plus_turns.py
+    # measured for the embedder in use (bridge/turn.py's MEASURED_FLOORS: hash 0.4, local 0.5;
+    # another embedder adds nothing per turn until this is set)
+    turn_min_similarity: float | None = Field(None, ge=-1, le=1)
+    # cards one message may add at most, and recall's cards the gate looks at: on LoCoMo-Plus the
+    # cue was among the 8 candidates for 10-12% of the triggers, within the first 3 for under 5%
+    turn_max_cards: int = Field(3, ge=0, le=20)
+    turn_candidates: int = Field(8, ge=1, le=50)
+    turn_budget_tokens: int = Field(300, ge=0)  # the whole turn block, frame included: three cards cut to card_chars
+    turn_min_words: int = Field(3, ge=0)  # content words a message needs to be asked about ("ok thanks" has none)
 
 
 # Tools whose results do not bring outside content into a turn; any other tool's result makes
