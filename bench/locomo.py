@@ -173,25 +173,32 @@ def ceilings(nodes, gold: set[str], answer: str, turn_text: dict[str, str]) -> d
     }
 
 
+def ingest_conversation(conv: dict, root: Path, embedder: str | None = None) -> tuple[Alaya, list[Session]]:
+    """One LoCoMo conversation ingested and distilled into a fresh store under `root` (one
+    session per LoCoMo session), with the default configuration or another embedder."""
+    config = None
+    if embedder:
+        config = Config()
+        config.embedding.provider = embedder
+    memory = Alaya(root / conv["sample_id"], config=config)
+    memory.init()
+    sessions = sessions_of(conv["conversation"], conv["sample_id"])
+    for session in sessions:
+        memory.ingest(session)
+    memory.distill()
+    return memory, sessions
+
+
 def run(dataset: Path, top_k: int, embedder: str | None = None) -> dict:
     data = json.loads(dataset.read_text())
     scores: list[dict] = []
     turns = ingest_seconds = recall_seconds = 0.0
     with tempfile.TemporaryDirectory(prefix="alaya-locomo-") as tmp:
         for conv in data:
-            config = None
-            if embedder:
-                config = Config()
-                config.embedding.provider = embedder
-            memory = Alaya(Path(tmp) / conv["sample_id"], config=config)
-            memory.init()
-            sessions = sessions_of(conv["conversation"], conv["sample_id"])
-            turn_text = {t.id: f"{t.name} ({_day(s.started_at)}): {t.content}" for s in sessions for t in s.turns}
             start = time.perf_counter()
-            for session in sessions:
-                memory.ingest(session)
-            memory.distill()
+            memory, sessions = ingest_conversation(conv, Path(tmp), embedder)
             ingest_seconds += time.perf_counter() - start
+            turn_text = {t.id: f"{t.name} ({_day(s.started_at)}): {t.content}" for s in sessions for t in s.turns}
             turns += sum(len(s.turns) for s in sessions)
             for qa in conv["qa"]:
                 if qa.get("category") not in CATEGORIES:

@@ -27,6 +27,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from ..distill.cues import FILLER_WORDS
+from ..models import OWNER_STATED
 from ..store.raw import CURATION_LOG
 from ..text import content_words
 from .common import as_datetime, iso, parse_time
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
     from ..memory import Memory
     from ..store.ports.upkeep import CardRow
 
-OWNER_STATED = frozenset({"owner", "manual", None, ""})
 _HEAD = re.compile(r"^[^:\n]{1,60}:\s", re.M)  # "User (3 May 2026): " before each turn's text
 
 
