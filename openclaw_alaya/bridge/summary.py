@@ -26,10 +26,9 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any
-
 from collections import Counter
 from datetime import timedelta
+from typing import TYPE_CHECKING, Any
 
 from .. import clock
 from ..distill.cues import FILLER_WORDS, STOPWORDS, TITLE_VAGUE_WORDS
@@ -69,8 +68,8 @@ def scopes_for(agent_id: str) -> list[str]:
 
 def compute(graph: "CardGraph", memory: "Memory", agent_id: str) -> dict[str, Any]:
     """The summary for one scope, from an open graph (caller holds the read lock)."""
-    data = graph.overview(scopes_for(agent_id), top=TOP * 3, sessions=RECENT_SESSIONS,
-                          origins=memory.config.provenance.inject_origins)
+    origins = memory.config.provenance.inject_origins
+    data = graph.overview(scopes_for(agent_id), top=TOP * 3, sessions=RECENT_SESSIONS, origins=origins)
     speakers = set(_ROLE_WORDS) | {agent_id.lower()}
     titles: dict[str, str | None] = {}
     for row in data["sessions"]:
@@ -82,7 +81,6 @@ def compute(graph: "CardGraph", memory: "Memory", agent_id: str) -> dict[str, An
             speakers.update(t.name.lower() for t in session.turns if t.name)
         titles[row["id"]] = trusted_title(row["title"], session.turns if session is not None else [])
     ubiquitous = data["cards"] / 2 if data["cards"] >= 10 else float("inf")
-    origins = memory.config.provenance.inject_origins
     now = clock.now().isoformat(timespec="seconds")
     working = working_on(graph, [r["id"] for r in data["sessions"][:WORKING_SESSIONS]], agent_id, speakers, now, origins)
     said = {t.lower() for t in working}
@@ -109,8 +107,7 @@ def working_on(graph: "CardGraph", sessions: list[str], agent_id: str, speakers:
     """The topics of these sessions' current cards: their entities (as written), then the tags
     that recur (in two cards or more: a one-off keyword is often a verb; on LoCoMo dev the
     recurring tags of chat were "photo, people, show"), a topic of more sessions first, then of
-    more cards, then the newest session's; no speaker, role, card type,
-    filler or stop word. Topics always said together become the phrase they are said in
+    more cards, then the newest session's; no speaker, role, card type, filler or stop word. Topics always said together become the phrase they are said in
     ("billing DB pool size", not "billing, pool, size")."""
     skip = speakers | set(CARD_TYPES) | FILLER_WORDS | STOPWORDS | TITLE_VAGUE_WORDS | _NOT_TOPICS
     shown: dict[str, str] = {}
