@@ -80,9 +80,10 @@ WORKING_TURNS = 6  # a session without cards yet: its last turns, one line each
 SHORT_CHARS = 80  # a shortened turn, session title or card without a title
 # The integrated summary's most, in percent of the budget (issue 33), its last lines dropped
 # first. On LoCoMo dev, each question as a new session's first prompt at 1200 tokens
-# (bench/inject.py): uncapped (14% of the block) the prompt's cards were cut to their titles,
-# answer words 0.697 (0.734 before issue 33); capped at 7%: 0.725, at 9%: 0.726, evidence 0.77
-# throughout. The smaller, as it costs the cards as little.
+# (bench/inject.py; runs differ by about 0.01): uncapped (14% of the block) the prompt's cards
+# were cut to their titles, answer words 0.697 against 0.734 before issue 33; capped at 7%,
+# 0.725-0.734 (at 9%, 0.726), evidence 0.770-0.772 as before. The smaller, as it costs the
+# prompt's cards as little.
 SUMMARY_SHARE = 7
 
 
