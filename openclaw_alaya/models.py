@@ -57,6 +57,10 @@ ORIGINS = ("manual", "owner", "agent", "system", "untrusted")
 # Cards of these origins may be injected on their own at session start; the others are reached
 # only by asking (recall, memory_search), with their origin shown.
 INJECTABLE_ORIGINS = ("manual", "owner", "agent")
+# What the owner stated: these origins, or none recorded (a card stored before provenance may
+# be either). Never forgotten by age (maintenance/forget.py); a standing preference or decision
+# of the integrated summary (bridge/summary.py).
+OWNER_STATED = frozenset({"owner", "manual", None, ""})
 # What kind of run produced a session or a turn.
 SESSION_KINDS = ("interactive", "cron", "heartbeat", "subagent", "import")
 

@@ -133,3 +133,29 @@ def test_decision_and_preference_title_forms(lines: list[tuple[str, str]], expec
     assert card.type in {"decision", "preference"}
     assert card.title == expected
     assert "Good to hear" not in card.content
+
+
+def _roles(*turns: tuple[str, str]) -> Session:
+    """A session from (role, text) turns, as OpenClaw captures them (no speaker names)."""
+    return Session(id="acks", turns=[Turn(id=f"t{i}", role=role, content=text) for i, (role, text) in enumerate(turns, 1)])
+
+
+@pytest.mark.parametrize("ack", ["Noted.", "Stored for the runbook.", "STUB-REPLY-OK", "NO_REPLY",
+                                 "Understood, I'll remember that.", "Saved to memory."])
+def test_an_acknowledgement_is_no_card(ack: str) -> None:
+    """Issue 33: the model's acknowledgements became cards, titles and the top topic."""
+    cards = HeuristicDistiller().distill(_roles(("user", "The release train leaves every Tuesday at 10:00."),
+                                                ("assistant", ack))).cards
+    assert [c.turn_ids for c in cards] == [["t1"]]
+    assert not {t.lower() for c in cards for t in [*c.tags, *c.entities]} & {"noted", "stub-reply-ok", "no_reply", "runbook"}
+
+
+def test_a_card_that_opens_with_noted_is_titled_by_its_knowledge() -> None:
+    """Issue 33: "Noted." (an entity to the extractor) titled a card holding a gotcha and a decision."""
+    cards = HeuristicDistiller().distill(_roles(
+        ("user", "Remember the staging rules."),
+        ("assistant", "Noted. Gotcha: the staging DB resets every night, so don't keep test data there. "
+                      "We decided to seed it from fixtures."))).cards
+    card = next(c for c in cards if c.turn_ids == ["t2"])
+    assert card.title == "Gotcha: the staging DB resets every night, so don't keep test data there."
+    assert "Noted" not in card.content and "noted" not in card.tags

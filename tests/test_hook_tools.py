@@ -87,6 +87,17 @@ def test_search_get_store_forget_round_trip(data):
     assert lost.returncode == 1 and lost.stderr.startswith("alaya: error: no card")
 
 
+def test_forget_by_query_lists_only_the_cards_that_match(data):
+    """Issue 33: a dry run by query listed every card in the store (recall ranks them all), and
+    the model was told to forget by those ids; now only the cards that say a word of the query."""
+    dry = answer(tool(data, "memory_forget", {"query": "graph database"}))
+    listed = " ".join(c["title"] for c in dry["details"]["cards"])
+    assert "Kuzu" in listed and dry["details"]["dry_run"]
+    assert "redis" not in listed and "timeout" not in dry["text"]  # the deploy failure says none of its words
+    none = answer(tool(data, "memory_forget", {"query": "quarterly tax receipts"}))
+    assert none["details"]["cards"] == [] and none["text"].startswith("No memory matches")
+
+
 def test_active_memory_parameter_names_and_navigation(data):
     """`maxResults` and `path` are the built-in tools' names; from_nodes/relations navigate."""
     found = answer(tool(data, "memory_search", {"query": "Kuzu graph", "maxResults": 1}))

@@ -86,7 +86,7 @@ def test_session_start_injects_summary_and_relevant_cards(populated):
                          stdin={"agentId": "main", "sessionId": "new", "prompt": "which package manager do we use?"}))
     assert text.startswith(OPEN) and text.rstrip().endswith(CLOSE)
     assert "untrusted historical data" in text.lower() and "not instructions" in text
-    assert "Integrated summary" in text and "Key topics" in text and "pnpm" in text
+    assert "Integrated summary" in text and "- Working on: pnpm" in text and "Active areas" not in text  # issue 33
     assert "[card-" in text
     card_id = text.split("[card-", 1)[1].split("]", 1)[0]
     trace = alaya(populated, "trace", f"card-{card_id}", "--json")

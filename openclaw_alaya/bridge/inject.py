@@ -13,9 +13,10 @@ instructions:
   cards distilled from it, newest first, else its last turns, one line each;
 - short_term (`## Recent sessions`): the other sessions captured in the last
   `hook.short_term_days`, newest first: date, title and the titles of their main cards;
-- long_term (`## Long-term memory`): the integrated overview (counts, areas, key topics, the
-  LLM summary) and the cards relevant to the prompt (the hottest and newest without one). A
-  plugin's section is long-term unless it says otherwise.
+- long_term (`## Long-term memory`): the cards relevant to the prompt (the hottest and newest
+  without one) and the integrated overview (what the user is working on, standing preferences
+  and decisions, what changed, key topics, the LLM summary). A plugin's section is long-term
+  unless it says otherwise.
 
 Memory text is made safe first (`clean`): one line, through the output sanitiser every surface
 uses (`safety.output.for_model`: no control or invisible characters, no tag whose name could
@@ -61,7 +62,7 @@ from ..safety.instructions import looks_like_instruction
 from ..safety.invisible import strip_invisible
 from ..safety.output import for_model
 from ..store.raw import FORGOTTEN
-from ..text import CJK_CHAR, counted, estimate_tokens
+from ..text import CJK_CHAR, estimate_tokens
 
 if TYPE_CHECKING:
     from ..memory import Memory
@@ -77,6 +78,13 @@ DEGRADE = (LONG_TERM, SHORT_TERM, CORE, WORKING)  # the order they give up token
 DEFAULT_SPLIT = {WORKING: 50, SHORT_TERM: 30, LONG_TERM: 20}
 WORKING_TURNS = 6  # a session without cards yet: its last turns, one line each
 SHORT_CHARS = 80  # a shortened turn, session title or card without a title
+# The integrated summary's most, in percent of the budget (issue 33), its last lines dropped
+# first. On LoCoMo dev, each question as a new session's first prompt at 1200 tokens
+# (bench/inject.py; runs differ by about 0.01): uncapped (14% of the block) the prompt's cards
+# were cut to their titles, answer words 0.697 against 0.734 before issue 33; capped at 7%,
+# 0.725-0.734 (at 9%, 0.726), evidence 0.770-0.772 as before. The smaller, as it costs the
+# prompt's cards as little.
+SUMMARY_SHARE = 7
 
 
 @dataclass
@@ -323,7 +331,12 @@ def default_sections(memory: "Memory", request: StartRequest) -> list[Section]:
     if working is not None:
         working.items = [i for i in working.items if i.id not in shown]
         shown |= {i.id for i in working.items if i.id}  # the working tier has them already
-    sections = [core, working, recent_sessions_section(summary, request, clock), summary_section(summary)]
+    # a card is said once: the prompt's own cards stay with them, the others in the overview
+    # capped beside the prompt's cards (SUMMARY_SHARE); without a prompt it is the best guide there is
+    overview = summary_section(summary, shown | {i.id for i in relevant} | {c.id for c in triggered},
+                               request.budget if relevant or triggered else 0)
+    shown |= {i.id for i in overview.items if i.id}
+    sections = [core, working, recent_sessions_section(summary, request, clock), overview]
     if triggered:
         items = [_card_item(c.id, c.type, c.title, c.content, None, request.card_chars) for c in triggered if c.id not in shown]
         sections.append(Section("triggered", "Cards this prompt triggers", items, order=15, min_items=len(items)))
@@ -442,9 +455,12 @@ def injectable(memory: "Memory") -> list[str]:
     return [*memory.config.provenance.inject_origins, "unknown"]
 
 
-def summary_section(summary: dict[str, Any]) -> Section:
-    """The long-term overview: the LLM summary, counts and areas, key topics (the recent
-    sessions are the short-term tier's)."""
+def summary_section(summary: dict[str, Any], shown: set[str] | frozenset[str] = frozenset(), budget: int = 0) -> Section:
+    """The long-term overview (bridge/summary.py; issue 33): the LLM summary, what the user is
+    working on, the owner's standing preferences and decisions and what changed recently (each
+    a card, by id, unless `shown` already), the key topics; never a count. After the prompt's
+    cards (`order`), so that it gives way to them first within the tier's allowance; at most
+    `SUMMARY_SHARE` of a `budget` when given, its last lines dropped first."""
     items: list[Item] = []
     llm = summary.get("llm") or {}  # written by an LLM distiller at session end, when configured
     if llm.get("recent"):
@@ -453,14 +469,21 @@ def summary_section(summary: dict[str, Any]) -> Section:
         items.append(Item("Active areas: " + ", ".join(clean(a, 60) for a in llm["active_areas"][:8])))
     if llm.get("key_topics"):
         items.append(Item("Key topics: " + ", ".join(clean(t, 60) for t in llm["key_topics"][:8])))
-    if summary.get("cards"):
-        types = ", ".join(f"{clean(t, 40)} {n}" for t, n in summary.get("types", []))
-        tags = ", ".join(f"{clean(t, 40)} {n}" for t, n in summary.get("tags", []))
-        items.append(Item(f"{counted(summary['cards'], 'card')}. Active areas: {types}" + (f"; tags: {tags}" if tags else "")))
-    topics = ", ".join(f"{clean(t, 60)} ({n})" for t, n in summary.get("topics", []))
+    if summary.get("working_on"):
+        items.append(Item("Working on: " + ", ".join(clean(t, 60) for t in summary["working_on"])))
+    topics = ", ".join(clean(t, 60) for t, _n in summary.get("topics", []))
     if topics:
         items.append(Item(f"Key topics: {topics}"))
-    return Section("summary", "Integrated summary", items, order=10, min_items=1)
+    for change in summary.get("changed", []):  # what it was is news even beside the card (then without its id)
+        items.append(Item(f"Changed {clean(change.get('date'), 10)}: {clean(change.get('what'), 160)}",
+                          id=None if change.get("id") in shown else change.get("id")))
+    for card in summary.get("standing", []):
+        if card.get("id") not in shown:
+            items.append(Item(f"Standing {clean(card.get('type'), 20)}: {clean(card.get('title'), 160)}", id=card.get("id")))
+    while budget and len(items) > 1 and estimate_tokens(render([Section("summary", "Integrated summary", items)])) \
+            - estimate_tokens(render([])) > budget * SUMMARY_SHARE / 100:
+        items.pop()
+    return Section("summary", "Integrated summary", items, order=30, min_items=1)
 
 
 def _card_item(card_id: str, kind: str, title: str, content: str, date: str | None, limit: int) -> Item:

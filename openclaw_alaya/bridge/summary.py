@@ -1,27 +1,40 @@
-"""The integrated summary: what this memory is about, in a few lines (docs/architecture.md,
-"Plugins and hooks").
+"""The integrated summary: what this memory is about, in a few lines, written from the cards
+with no model (docs/architecture.md, "Plugins and hooks"; issue 33: it used to be a count of
+card types and tags, "1 card. Active areas: concept 1; tags: concept 1, noted 1, …").
 
-- active areas: card types and the most used tags, with counts;
-- key topics: the most mentioned entities, without speakers and roles (the names people
-  speak under in recent sessions, role words, agent ids, and any entity that more than half
-  of the cards mention, which is a speaker or the user rather than a topic);
+- working on: the topics of the newest conversations' cards (their entities and tags, a topic
+  said in more of those sessions first), without speakers and roles (the names people speak
+  under in recent sessions, role words, agent ids, card types);
+- standing: the preferences and decisions the owner stated (`models.OWNER_STATED`) that still
+  hold, most important first;
+- changed: the facts superseded in the last `CHANGED_DAYS` (`valid_until`), each as the
+  setting and its old and new value when the resolver's rules read them ("billing db pool
+  size: 20 → 120"), else the old and the new card's titles;
+- key topics: the most mentioned entities of all the cards, without speakers and without any
+  entity that more than half of the cards mention (a speaker or the user rather than a topic);
 - recent: the sessions captured last, with their date, title and most important cards (the
   short-term tier of the session-start text keeps those of the last `hook.short_term_days`);
   a title only when it comes from trusted text (`trusted_title`).
 
-Computed per scope (an agent's cards plus shared ones) and cached in `state/summary.json`
-when a session ends; recomputed when the cache is older than the newest ingest, when the
-number of cards changed, or when it is older than `hook.summary_max_age_hours`.
+Only cards of the injectable origins count (`provenance.inject_origins`). Computed per scope
+(an agent's cards plus shared ones) and cached in `state/summary.json` when a session ends;
+recomputed when the cache is older than the newest ingest, when the number of cards changed,
+or when it is older than `hook.summary_max_age_hours`.
 """
 
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from .. import clock
+from ..distill.cues import FILLER_WORDS, STOPWORDS, TITLE_VAGUE_WORDS
+from ..distill.resolver import contradiction, profile
 from ..llm.summaries import read_llm_summaries
-from ..models import trust_class
+from ..models import CARD_TYPES, OWNER_STATED, Card, trust_class
 from ..safety.echo import Echoes
 from ..safety.instructions import looks_like_instruction
 from ..store.fsutil import atomic_write
@@ -30,9 +43,22 @@ if TYPE_CHECKING:
     from ..memory import Memory
     from ..store.ports.graph import CardGraph
 
-CACHE_VERSION = 2  # 2: recent sessions carry `ingested_at`, for the short-term window
+CACHE_VERSION = 3  # 2: recent sessions carry `ingested_at`, for the short-term window; 3: working on, standing, changed
 TOP = 8
 RECENT_SESSIONS = 12
+WORKING_SESSIONS = 5  # the newest conversations whose cards say what the user is working on
+WORKING_CARDS = 40  # cards read per such session
+WORKING_TOPICS = 6
+STANDING_TYPES = ("preference", "decision")
+STANDING = 5
+CHANGED_DAYS = 30  # "recently", for what changed
+CHANGED = 3
+# not topics: how often, and the cue verbs a card's type already says (distill/cues.py)
+_NOT_TOPICS = frozenset("every always never often usually sometimes still remember use uses used using decide decided"
+                        " decision prefer prefers preferred like likes love loves hate want wants need needs raised"
+                        " moved chose chosen picked agreed".split())
+_FIRST_PERSON = re.compile(r"\b(?:I|I'[a-z]+|we|we'[a-z]+|my|our|me|us)\b|我", re.IGNORECASE)
+_WORDS = re.compile(r"[\w][\w'.+/-]*[\w+]|\w")
 _ROLE_WORDS = {"user", "assistant", "system", "tool", "agent", "bot", "ai", "human", "me", "you", "i", "shared"}
 
 
@@ -42,8 +68,8 @@ def scopes_for(agent_id: str) -> list[str]:
 
 def compute(graph: "CardGraph", memory: "Memory", agent_id: str) -> dict[str, Any]:
     """The summary for one scope, from an open graph (caller holds the read lock)."""
-    data = graph.overview(scopes_for(agent_id), top=TOP * 3, sessions=RECENT_SESSIONS,
-                          origins=memory.config.provenance.inject_origins)
+    origins = memory.config.provenance.inject_origins
+    data = graph.overview(scopes_for(agent_id), top=TOP * 3, sessions=RECENT_SESSIONS, origins=origins)
     speakers = set(_ROLE_WORDS) | {agent_id.lower()}
     titles: dict[str, str | None] = {}
     for row in data["sessions"]:
@@ -55,7 +81,11 @@ def compute(graph: "CardGraph", memory: "Memory", agent_id: str) -> dict[str, An
             speakers.update(t.name.lower() for t in session.turns if t.name)
         titles[row["id"]] = trusted_title(row["title"], session.turns if session is not None else [])
     ubiquitous = data["cards"] / 2 if data["cards"] >= 10 else float("inf")
-    topics = [[name, n] for name, n in data["entities"] if name.lower() not in speakers and n <= ubiquitous]
+    now = clock.now().isoformat(timespec="seconds")
+    working = working_on(graph, [r["id"] for r in data["sessions"][:WORKING_SESSIONS]], agent_id, speakers, now, origins)
+    said = {t.lower() for t in working}
+    topics = [[name, n] for name, n in data["entities"]
+              if name.lower() not in speakers and n <= ubiquitous and name.lower() not in said]
     recent = []
     for row in data["sessions"]:
         date = (row["started_at"] or row["ingested_at"] or "")[:10]
@@ -64,11 +94,138 @@ def compute(graph: "CardGraph", memory: "Memory", agent_id: str) -> dict[str, An
     return {
         **_llm_part(memory, agent_id),
         "cards": data["cards"],
-        "types": [[t, n] for t, n in data["types"]],
-        "tags": [[t, n] for t, n in data["tags"][:TOP]],
+        "working_on": working,
+        "standing": standing(graph, agent_id, now, origins),
+        "changed": changed(graph, agent_id, now, origins),
         "topics": topics[:TOP],
         "recent": recent,
     }
+
+
+def working_on(graph: "CardGraph", sessions: list[str], agent_id: str, speakers: set[str], now: str,
+               origins: Any) -> list[str]:
+    """The topics of these sessions' current cards: their entities (as written), then the tags
+    that recur (in two cards or more: a one-off keyword is often a verb; on LoCoMo dev the
+    recurring tags of chat were "photo, people, show"), a topic of more sessions first, then of
+    more cards, then the newest session's; no speaker, role, card type, filler or stop word. Topics always said together become the phrase they are said in
+    ("billing DB pool size", not "billing, pool, size")."""
+    skip = speakers | set(CARD_TYPES) | FILLER_WORDS | STOPWORDS | TITLE_VAGUE_WORDS | _NOT_TOPICS
+    shown: dict[str, str] = {}
+    entity: set[str] = set()
+    in_sessions: Counter[str] = Counter()
+    cards_of: dict[str, set[str]] = {}
+    texts: dict[str, str] = {}
+    for session_id in sessions:
+        seen: set[str] = set()
+        for card in graph.session_cards(session_id, scopes_for(agent_id), limit=WORKING_CARDS, now=now, origins=origins):
+            texts[card.id] = card.content
+            terms = {t.lower(): t for t in card.tags if len(t) >= 3}
+            terms.update({e.lower(): e for e in card.entities})  # an entity's own spelling ("DB", "pnpm")
+            entity.update(e.lower() for e in card.entities)
+            for key, term in terms.items():
+                if key in skip or not any(ch.isalpha() for ch in key) or _nickname(key, speakers):
+                    continue
+                shown.setdefault(key, term)
+                cards_of.setdefault(key, set()).add(card.id)
+                seen.add(key)
+        in_sessions.update(seen)
+    order = {key: i for i, key in enumerate(shown)}  # first met: the newest session's, its newest card's
+    kept = [k for k in shown if k in entity or len(cards_of[k]) >= 2]
+    ranked = sorted(kept, key=lambda k: (k not in entity, -in_sessions[k], -len(cards_of[k]), order[k]))
+    out: list[str] = []
+    said: set[str] = set()
+    for key in ranked:
+        if key in said:
+            continue
+        group = [k for k in ranked if cards_of[k] == cards_of[key] and k not in said]
+        phrase, words = _phrase(group, texts[min(cards_of[key])], set(shown)) if len(group) > 1 else (shown[key], {key})
+        said |= words | {key}
+        out.append(phrase)
+        if len(out) == WORKING_TOPICS:
+            break
+    return out
+
+
+def _nickname(key: str, speakers: set[str]) -> bool:
+    """"mel" for Melanie, "caro" for Caroline: a speaker still, under a shorter name."""
+    return len(key) >= 3 and any(name.startswith(key) for name in speakers if len(name) > len(key))
+
+
+def _phrase(group: list[str], text: str, topics: set[str]) -> tuple[str, set[str]]:
+    """The shortest run of words of `text` that holds every topic of `group` and nothing but
+    `topics` (at most one more), and the words it holds; else the first topic alone."""
+    words = _WORDS.findall(text)
+    lower = [w.lower() for w in words]
+    wanted = set(group)
+    best: tuple[int, int] | None = None
+    for i, w in enumerate(lower):
+        if w not in wanted:
+            continue
+        found: set[str] = set()
+        for j in range(i, min(len(lower), i + len(group) + 1)):
+            if lower[j] not in topics:
+                break
+            found.add(lower[j])
+            if wanted <= found:
+                if best is None or j - i < best[1] - best[0]:
+                    best = (i, j)
+                break
+    if best is None:
+        return group[0], {group[0]}
+    return " ".join(words[best[0]:best[1] + 1]), set(lower[best[0]:best[1] + 1])
+
+
+def standing(graph: "CardGraph", agent_id: str, now: str, origins: Any) -> list[dict[str, str]]:
+    """The owner's preferences and decisions that still hold, most important first, each said
+    in the first person ("I prefer pnpm", "we decided"): on LoCoMo dev most cards typed a
+    preference praise the other speaker ("Your drive to help is awesome!")."""
+    cards = graph.top_cards(scopes_for(agent_id), by="importance", limit=STANDING * 4, now=now, origins=origins,
+                            types=STANDING_TYPES)
+    out: dict[str, dict[str, str]] = {}
+    for card in cards:
+        said = card.title.rpartition(" \u2014 ")[2]  # a question's card is titled "question — answer"
+        if card.origin in OWNER_STATED and _FIRST_PERSON.search(said) and said not in out:
+            out[said] = _brief(card)
+    return list(out.values())[:STANDING]
+
+
+def changed(graph: "CardGraph", agent_id: str, now: str, origins: Any) -> list[dict[str, str]]:
+    """The facts superseded in the last `CHANGED_DAYS`, latest first, each with what replaced it
+    (the card it is linked `CONTRADICTS` to that still holds)."""
+    since = (clock.now() - timedelta(days=CHANGED_DAYS)).isoformat(timespec="seconds")
+    old = graph.superseded_since(scopes_for(agent_id), since=since, now=now, limit=CHANGED * 4, origins=origins)
+    if not old:
+        return []
+    ids = {c.id for c in old}
+    newer: dict[str, str] = {}
+    for src, _rel, dst, _weight in graph.neighbours(list(ids), ["CONTRADICTS"]):
+        here, other = (src, dst) if src in ids else (dst, src)
+        newer.setdefault(here, other)
+    current = graph.get_cards(set(newer.values()))
+    out = []
+    for card in old:
+        new = current.get(newer.get(card.id, ""))
+        if new is None or (new.valid_until and new.valid_until <= now) or (new.origin or "unknown") not in [*origins, "unknown"]:
+            continue
+        out.append({"id": new.id, "was": card.id, "what": _change(card, new), "date": (card.valid_until or "")[:10]})
+    return out[:CHANGED]
+
+
+def _change(old: Card, new: Card) -> str:
+    """"billing db pool size: 20 → 120" when the resolver's rules read the setting, else the
+    two titles."""
+    why = contradiction(profile(old), profile(new))
+    if why and " → " in why:
+        subject, _, rest = why.partition(" ")
+        what, _, values = rest.rpartition(": ")
+        setting = what.partition(":")[2] or what  # "value:billing db pool size" → its setting
+        named = "" if subject in ("user", old.scope, new.scope) else f"{subject} "
+        return f"{named}{setting}: {values}"
+    return f"{old.title} → {new.title}"
+
+
+def _brief(card: Card) -> dict[str, str]:
+    return {"id": card.id, "type": card.type, "title": card.title, "content": card.content}
 
 
 def trusted_title(title: str | None, turns: list) -> str | None:

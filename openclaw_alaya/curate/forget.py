@@ -2,7 +2,7 @@
 
 By card id, by session (and that session is never captured again, as `openclaw memory forget`
 does), by criteria (`purge`: subject, relation, date — all that are given must hold; none is
-refused, it would forget everything) or by query (the cards recall ranks first; `--dry-run`
+refused, it would forget everything) or by query (the cards recall ranks first that say one of its words; `--dry-run`
 shows them first). What goes is written as tombstones (what, when, why, and a digest of the
 text, never the text); curate/purge.py carries them out, crash-safe, from every file and every
 derived text: the cards out of L2 and L1 and their context copies out of L3; `purge_raw` also
@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field
 
 from ..errors import InputError, NotFoundError
-from ..models import Card, check_id, now_iso
+from ..models import Card, RecallNode, check_id, now_iso
 from ..store import forgotten, tombstones
+from ..text import content_words
 from .purge import carry_out
 
 if TYPE_CHECKING:
@@ -110,11 +111,21 @@ def forget_query(memory: "Memory", query: str, *, limit: int = 5, reason: str | 
     if not 1 <= limit <= MAX_QUERY_CARDS:
         raise InputError(f"limit must be 1-{MAX_QUERY_CARDS}")
     found = memory.recall(query, top_k=limit, depth=0, scope=scope, log_access=False)  # no use (issue 31)
-    ids = [n.card_id for n in found.nodes][:limit]
+    asked = set(content_words(query, stemming=True))
+    ids = [n.card_id for n in found.nodes if _says_any(asked, n)][:limit]
     if not ids:
         return Forgotten(dry_run=dry_run)
     return forget_cards(memory, ids, reason=reason or "forgotten by query", purge_raw=purge_raw,
                         dry_run=dry_run)
+
+
+def _says_any(asked: set[str], node: RecallNode) -> bool:
+    """The relevance floor of a forget by query (issue 33): the card says one of the query's
+    content words (stemmed; CJK bigrams) in its title, text, tags or entities. Recall ranks
+    every card by similarity, so without it a dry run listed the whole store as candidates,
+    and the model was told to forget by those ids."""
+    said = f"{node.title}\n{node.content}\n{' '.join(node.tags)}\n{' '.join(node.entities)}"
+    return bool(asked & set(content_words(said, stemming=True)))
 
 
 def _forget(memory: "Memory", cards: list[Card], *, reason: str, purge_raw: bool, dry_run: bool,

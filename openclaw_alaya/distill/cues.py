@@ -132,6 +132,12 @@ _FILLER_SENTENCES = [
     r"(?:congrats|congratulations)",
     r"keep (?:it|that) up|keep going|you(?:'ve| have) got this|you got this|proud of you|i'm (?:so )?proud of you|good for you|way to go|well done|nice job|great job|good job",
     r"(?:ok|okay|k|kk|sure|yes|yeah|yep|yup|no|nope|nah|cool|nice|great|awesome|wow|haha|lol|hmm|um|alright|perfect|neat|right|true)",
+    # acknowledgements (issue 33: "Noted.", "Stored for the runbook." became cards, titles and topics)
+    r"(?:i've |i have |i'll |i will |will )?(?:noted|understood|acknowledged|roger|copy|will do|done|saved|stored|recorded|"
+    r"logged|remembered|remember|added|on it|ack)(?: (?:it|that|this|them|those))?(?: down)?"
+    r"(?: (?:for|in|to|into) (?:the |your |our |my )?(?:runbook|notes?|memory|memories|record|records|list|docs?|wiki|"
+    r"later|future reference|reference|next time))?",
+    r"(?-i:[A-Z]+(?:[_-][A-Z]+)+)",  # a control token as a whole reply: NO_REPLY, HEARTBEAT_OK, STUB-REPLY-OK
     r"好的?|好啊|好吧|嗯+|哦+|噢|哇+|哈+|呵+|谢谢(?:你|您|啦|了)?|多谢|感谢|收到|明白(?:了)?|知道了|懂了|没问题|不客气|你好|您好|早上好|早|晚安|再见|拜拜|辛苦了|太好了|太棒了|厉害|牛|棒|对|对的|是的|是啊|行|可以|好嘞|ok|嗯嗯|哈哈哈*|没事|不用谢",
 ]
 _SENTENCE_EDGE = r"[\s\W_]*"

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..curate import restore
 from ..distill.cues import FILLER_WORDS
+from ..models import OWNER_STATED
 from ..store import forgotten
 from ..store.raw import CURATION_LOG
 from ..text import content_words
@@ -52,7 +53,6 @@ if TYPE_CHECKING:
     from ..store.ports.graph import CardGraph
     from ..store.ports.upkeep import CardRow
 
-OWNER_STATED = frozenset({"owner", "manual", None, ""})
 _HEAD = re.compile(r"^[^:\n]{1,60}:\s", re.M)  # "User (3 May 2026): " before each turn's text
 
 

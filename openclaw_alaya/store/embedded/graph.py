@@ -605,19 +605,33 @@ class GraphStore(CurationQueries, UpkeepQueries):
     # --- overview (session-start injection, integrated summary) ----------------------------
 
     def top_cards(self, scopes: list[str], *, by: str, limit: int, now: str,
-                  origins: Sequence[str] = INJECTABLE_ORIGINS) -> list[Card]:
+                  origins: Sequence[str] = INJECTABLE_ORIGINS, types: Sequence[str] = ()) -> list[Card]:
         """Current cards (not invalidated by `now`) in these scopes and of these origins (and
-        cards stored before origins were: `_ORIGIN_IN`): `by="hot"` (temperature, then
-        importance) or `by="recent"` (newest first)."""
+        cards stored before origins were: `_ORIGIN_IN`), of these `types` when given:
+        `by="hot"` (temperature, then importance), `by="importance"` (then newest) or
+        `by="recent"` (newest first)."""
         order = {
             "hot": "c.temperature DESC, c.importance DESC, c.updated_at DESC",
+            "importance": "c.importance DESC, c.created_at DESC",
             "recent": "c.created_at DESC, c.importance DESC",
         }[by]
         fields = ", ".join(f"c.{f}" for f in CARD_FIELDS)
+        typed = " AND c.type IN $types" if types else ""
         rows = self._rows(
             f"MATCH (c:Card) WHERE c.scope IN $scopes AND (c.valid_until = '' OR c.valid_until IS NULL OR c.valid_until > $now)"
-            f" AND {_ORIGIN_IN} RETURN {fields} ORDER BY {order}, c.id LIMIT $limit",
-            {"scopes": scopes, "now": now, "limit": limit, "origins": list(origins)},
+            f" AND {_ORIGIN_IN}{typed} RETURN {fields} ORDER BY {order}, c.id LIMIT $limit",
+            {"scopes": scopes, "now": now, "limit": limit, "origins": list(origins), **({"types": list(types)} if types else {})},
+        )
+        return [card_from_row(dict(zip(CARD_FIELDS, row))) for row in rows]
+
+    def superseded_since(self, scopes: list[str], *, since: str, now: str, limit: int,
+                         origins: Sequence[str] = INJECTABLE_ORIGINS) -> list[Card]:
+        """Cards whose fact ended (`valid_until`) between `since` and `now`, latest first."""
+        fields = ", ".join(f"c.{f}" for f in CARD_FIELDS)
+        rows = self._rows(
+            f"MATCH (c:Card) WHERE c.scope IN $scopes AND c.valid_until >= $since AND c.valid_until <= $now"
+            f" AND {_ORIGIN_IN} RETURN {fields} ORDER BY c.valid_until DESC, c.id LIMIT $limit",
+            {"scopes": scopes, "since": since, "now": now, "limit": limit, "origins": list(origins)},
         )
         return [card_from_row(dict(zip(CARD_FIELDS, row))) for row in rows]
 

@@ -138,8 +138,15 @@ class CardGraph(GraphReads, CurationGraph, UpkeepGraph, Protocol):
     # --- what session-start injects ---------------------------------------------------------
 
     def top_cards(self, scopes: list[str], *, by: str, limit: int, now: str,
-                  origins: Sequence[str] = INJECTABLE_ORIGINS) -> list["Card"]:
-        """Current cards of these scopes and origins, best (`by="importance"`) or newest first."""
+                  origins: Sequence[str] = INJECTABLE_ORIGINS, types: Sequence[str] = ()) -> list["Card"]:
+        """Current cards of these scopes and origins (and of these types, when given), hottest
+        (`by="hot"`), most important (`by="importance"`) or newest first."""
+        ...
+
+    def superseded_since(self, scopes: list[str], *, since: str, now: str, limit: int,
+                         origins: Sequence[str] = INJECTABLE_ORIGINS) -> list["Card"]:
+        """Cards of these scopes and origins whose fact ended (`valid_until`) between `since`
+        and `now`, latest first: what changed recently (the integrated summary, issue 33)."""
         ...
 
     def session_cards(self, session_id: str, scopes: list[str], *, limit: int, now: str,
