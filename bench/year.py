@@ -1,6 +1,6 @@
 """A simulated year of use (issue 31, must-show 1 and 2): does what the owner said once stay findable?
 
-    .venv/bin/python bench/year.py [--sessions 300] [--days 365] [--tick-days 1] [--seed 31] [--json]
+    .venv/bin/python bench/year.py [--sessions 300] [--days 365] [--tick-days 1] [--seed 31] [--json] [--keep DIR]
 
 A fresh data directory with the default, offline configuration (heuristic distiller, hash
 embedder) lives through `--days` days of OpenClaw use, through the Python API in process, each
@@ -27,10 +27,13 @@ thing at its simulated time (`ALAYA_NOW`, so every memory "now" moves):
 
 Printed per checkpoint: the share of facts recalled within the top 5 (all, recalled in between,
 never recalled), cards per tier, cards written and forgotten (by the forget step's reasons),
-the bytes on disk per layer and a recall process's peak RSS (`tier_costs`: the one place that
+the bytes on disk per layer (L1 also once the LanceDB versions the simulated hours would
+have let expire are gone) and a recall process's peak RSS (`tier_costs`: the one place that
 measures what tiering saves), and what introspect cost. The knowledge-update section
 (tests/fixtures/year/pool_size.json: the billing DB pool size changed three times) asks at the
-end what the value is, what it was before, and what the session-start block says.
+end what the value is, what it was before, and what the session-start block says; then
+`alaya metrics --json` on the final store (must-show 3) is printed with the report, and
+`--keep DIR` keeps that store.
 """
 
 from __future__ import annotations
@@ -39,12 +42,14 @@ import argparse
 import json
 import os
 import random
+import re
 import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -275,6 +280,12 @@ def tier_costs(memory: Alaya, root: Path, layers: dict[str, Any]) -> dict[str, A
                     "--json"], capture_output=True, env=env, timeout=120, check=False)
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB on Linux; the max over children so far
     out["recall_rss_mib"] = round(peak / 1024, 1) if peak > before else None
+    # introspect's optimize keeps LanceDB versions younger than an hour of real time, and the
+    # bench's year passes in minutes: on this private copy, what L1 holds once they are gone
+    with warnings.catch_warnings(), memory.reading("bench (compact L1)"):
+        warnings.simplefilter("ignore")  # "removes every version except the latest": no one else reads the copy
+        memory.index.optimize(cleanup_older_than=timedelta(0))
+    out["disk_L1_compacted"] = memory.storage.footprint().l1
     return out
 
 
@@ -288,7 +299,9 @@ def knowledge_update(memory: Alaya, day: int) -> dict[str, Any]:
     block = build(memory, StartRequest(agent_id=AGENT, prompt=POOL["question"], now=moment))
 
     def value(text: str) -> str | None:
-        return next((v for v in reversed(POOL["values"]) if f" {v}" in text and "pool size" in text), None)
+        """The newest pool size `text` states: a whole number (not the "20" of "2026" or of a card id)."""
+        said = set(re.findall(r"(?<![\w.])\d+(?!\w|\.\d)", text)) if "pool size" in text else set()
+        return next((v for v in reversed(POOL["values"]) if v in said), None)
 
     first = current[0] if current else None
     replaced = list(dict.fromkeys(v for r in (getattr(history[0], "replaces", None) or []) if (v := value(r.content)))) if history else []
@@ -301,7 +314,20 @@ def knowledge_update(memory: Alaya, day: int) -> dict[str, Any]:
     }
 
 
-def run(n_sessions: int, days: int, seed: int, tick_days: int = 1) -> dict[str, Any]:
+def metrics_json(root: Path, day: int) -> dict[str, Any] | None:
+    """Must-show 3: `alaya metrics --json` on the year's store, as the owner would run it on its
+    last day (a real subprocess; None, with the error on stderr, if it fails)."""
+    env = {**os.environ, "ALAYA_NO_SERVE": "1", "ALAYA_NOW": at(day, 12).isoformat()}
+    env.pop("ALAYA_HOME", None)
+    proc = subprocess.run([sys.executable, "-m", "openclaw_alaya", "--data-dir", str(root), "metrics", "--json"],
+                          capture_output=True, text=True, env=env, timeout=300, check=False)
+    if proc.returncode != 0:
+        print(f"year: alaya metrics failed ({proc.returncode}): {proc.stderr.strip()}", file=sys.stderr)
+        return None
+    return json.loads(proc.stdout)
+
+
+def run(n_sessions: int, days: int, seed: int, tick_days: int = 1, keep: Path | None = None) -> dict[str, Any]:
     rng = random.Random(seed)
     planned, facts = plan(n_sessions, days, rng)
     started = time.monotonic()
@@ -337,6 +363,9 @@ def run(n_sessions: int, days: int, seed: int, tick_days: int = 1) -> dict[str, 
                 print(f"year: day {what}: {year.checkpoints[-1]['top5_all']:.0%} of facts in the top {TOP_K}"
                       f" ({time.monotonic() - started:.0f} s)", file=sys.stderr)
         update = knowledge_update(memory, days)
+        health = metrics_json(memory.dirs.root, days)
+        if keep is not None:  # the year's store, for `alaya --data-dir KEEP metrics`, recall, trace…
+            shutil.copytree(memory.dirs.root, keep)
     os.environ.pop("ALAYA_NOW", None)
     return {
         "sessions": year.sessions, "days": days, "facts": len(facts), "seed": seed, "tick_days": tick_days,
@@ -346,6 +375,7 @@ def run(n_sessions: int, days: int, seed: int, tick_days: int = 1) -> dict[str, 
         "wall_seconds": round(time.monotonic() - started, 1),
         "checkpoints": year.checkpoints,
         "knowledge_update": update,
+        "metrics": health,
     }
 
 
@@ -355,14 +385,14 @@ def markdown(r: dict[str, Any]) -> str:
              f" (a cron tick every {r['tick_days']} days)"
              f" ({r['introspect_seconds']} s), {r['wall_seconds']} s in all", "",
              f"| day | top-{TOP_K} all | recalled between | never recalled | HOT/WARM/COLD | cards (written) |"
-             " forgotten | L1 bytes | L2 bytes | indexed | recall RSS MiB |",
+             " forgotten | L1 bytes (compacted) | L2 bytes | indexed | recall RSS MiB |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for c in r["checkpoints"]:
         t = c["tiers"]
         forgotten = ", ".join(f"{k} {v}" for k, v in c["forgotten_by_reason"].items()) or "0"
         lines.append(f"| +{c['day']} | {c['top5_all']:.0%} | {c['top5_recalled_between']:.0%} | {c['top5_never_recalled']:.0%}"
                      f" | {t['HOT']}/{t['WARM']}/{t['COLD']} | {c['cards']} ({c['written']}) | {forgotten}"
-                     f" | {c['disk_L1']:,} | {c['disk_L2']:,} | {c['indexed_cards']} | {c['recall_rss_mib']} |")
+                     f" | {c['disk_L1']:,} ({c.get('disk_L1_compacted', 0):,}) | {c['disk_L2']:,} | {c['indexed_cards']} | {c['recall_rss_mib']} |")
         if c.get("tiering"):
             lines.append(f"|  | tiering: {json.dumps(c['tiering'])} |")
     last = r["checkpoints"][-1] if r["checkpoints"] else None
@@ -373,6 +403,8 @@ def markdown(r: dict[str, Any]) -> str:
     lines += ["", f"knowledge update (pool size {' → '.join(POOL['values'])}): first answer {u['first_value']}"
               f" (superseded: {u['first_superseded']}); asked about history it replaced {u['replaces'] or 'nothing said'};"
               f" the session-start block shows {u['session_start_values'] or 'no value'}"]
+    if r.get("metrics"):
+        lines += ["", f"`alaya metrics --json` at +{r['days']}:", "", "```json", json.dumps(r["metrics"], indent=1), "```"]
     return "\n".join(lines)
 
 
@@ -383,10 +415,13 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=31)
     parser.add_argument("--tick-days", type=int, default=1, help="days between cron ticks (at 09:00)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--keep", type=Path, metavar="DIR", help="copy the final store to DIR (which must not exist)")
     args = parser.parse_args()
     if args.sessions < len(FACTS) or args.days < 31:
         parser.error(f"a year needs at least {len(FACTS)} sessions and 31 days")
-    r = run(args.sessions, args.days, args.seed, max(args.tick_days, 1))
+    if args.keep is not None and args.keep.exists():
+        parser.error(f"--keep {args.keep}: already exists")
+    r = run(args.sessions, args.days, args.seed, max(args.tick_days, 1), args.keep)
     print(json.dumps(r, indent=1) if args.json else markdown(r))
     return 0
 

@@ -258,6 +258,10 @@ class HookConfig(_Section):
     summary_max_age_hours: float = Field(24.0, gt=0)  # the cached summary is recomputed after this
     distill_at_end: bool = True  # session-end distills the session; off: left for introspect
     llm_deadline_seconds: float = Field(5.0, gt=0)  # model calls in session-end; past it the session waits for introspect
+    # session-start waits this long for a lock another process holds (an introspect, a rebuild), then
+    # injects nothing and exits 0: the turn goes on (the plugin gives up after startTimeoutMs, 10 s;
+    # a capture holds the write lock ~1 s, so 3 s lets one finish)
+    lock_wait_seconds: float = Field(3.0, gt=0)
 
 
 # Tools whose results do not bring outside content into a turn; any other tool's result makes
@@ -469,6 +473,28 @@ class Config(_Section):
             return type(self).model_validate(data)
         except ValidationError as exc:
             raise ConfigError(f"config: {_first_problem(exc)}") from None
+
+
+    def without(self, key: str) -> "Config":
+        """A copy with the setting (or section) at `key` back at its default: no longer chosen."""
+        self.get(key)
+        data = chosen(self)
+        *parents, last = key.split(".")
+        target = data
+        for part in parents:
+            target = target.get(part, {})
+        target.pop(last, None)
+        return type(self).model_validate(data)
+
+
+def flat(value: Any, prefix: str = "") -> dict[str, Any]:
+    """{dotted key: value} of a nested settings dict, as `alaya config list` prints it."""
+    if not isinstance(value, dict):
+        return {prefix: value}
+    out: dict[str, Any] = {}
+    for name, inner in value.items():
+        out.update(flat(inner, f"{prefix}.{name}" if prefix else name))
+    return out
 
 
 def _read(path: Path) -> dict[str, Any]:

@@ -282,13 +282,22 @@ class Alaya:
         now: datetime | None = None,
         origins: list[str] | None = None,
         tags: list[str] | None = None,
+        log_access: bool = True,
     ) -> RecallResult:
         """Find cards by meaning and words, then walk the graph; a read, never a write to L2.
         `since`/`until` keep the cards dated in that range ("2026-11-02", "7d", "last week": see
         recall/periods.py); `now` is what they and a time phrase in the query count from;
         `origins` keeps the cards of those origins ("unknown": stored before provenance); `tags`
         the cards filed under one of those tags or a child of it (`技术/前端` keeps
-        `技术/前端/React`: recall/tags.py)."""
+        `技术/前端/React`: recall/tags.py).
+
+        `log_access=False` (issue 31): the system's own read, not a use — session start's block
+        (bridge/inject.py: what it injects is shown to the agent, not asked for by it) and
+        forget-by-query's search for what to forget (curate/forget.py). It leaves no line in the
+        access log, so it lifts no card's access count, usage history or core evidence and is
+        no recall of the hit rate: those measure the agent's and the owner's recalls (the CLI,
+        the tools), and a card injected at every session start would otherwise stay "used",
+        HOT and promoted to the core by being injected."""
         from .recall.navigate import UNKNOWN_ORIGIN, Recaller, RecallRequest
         from .recall.periods import aware, window
         from .recall.usage_now import unfolded
@@ -318,7 +327,8 @@ class Alaya:
         with self.viewing("recall") as graph:
             result = recaller.run(request, graph, self.index)
         self._with_evidence(result.nodes)
-        self._log_access([node.card_id for node in result.nodes], query_key(query, concepts), now)
+        if log_access:
+            self._log_access([node.card_id for node in result.nodes], query_key(query, concepts), now)
         return result
 
     def _with_evidence(self, nodes: list[RecallNode]) -> None:
@@ -535,4 +545,6 @@ def _first_error(exc: Exception) -> str:
         return f"{field} must be {bounds['ge']} or more (got {error.get('input')!r})"
     if "le" in bounds:
         return f"{field} must be {bounds['le']} or less (got {error.get('input')!r})"
-    return f"{field}: {error['msg']}"
+    cause = bounds.get("error")  # a validator's own words, without pydantic's "Value error, " (issue 35)
+    message = str(cause) if cause is not None else error["msg"]
+    return f"{field}: {message}" if field else message

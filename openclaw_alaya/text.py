@@ -174,6 +174,11 @@ def one_line(text: str, limit: int) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
+def counted(n: int, noun: str) -> str:
+    """"1 card", "2 cards": a count as a person writes it (`noun` singular, plural by "s")."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def estimate_tokens(text: str) -> int:
     """Rough LLM-token count for budgets: non-CJK characters / 4, plus 1 per CJK character."""
     if not text:

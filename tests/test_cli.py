@@ -117,9 +117,9 @@ def test_usage_errors_exit_2(tmp_path):
     assert alaya(tmp_path, "no-such-command").returncode == 2
 
 
-def test_a_command_line_builds_only_its_command_and_a_typo_still_lists_them_all(tmp_path):
+def test_a_command_line_builds_only_its_command_and_a_typo_builds_them_all():
     """A cold call builds the parser of the command it runs, not of all 30-odd; a mistyped
-    command gets argparse's list of every choice."""
+    command builds them all, to find the nearest names (the test below)."""
     from openclaw_alaya.cli.main import _command_named, _parser
 
     assert _command_named(["--data-dir", "/x", "recall", "q"]) == "recall"
@@ -127,8 +127,6 @@ def test_a_command_line_builds_only_its_command_and_a_typo_still_lists_them_all(
     assert _command_named(["--help"]) is _command_named(["--data-dir", "/x"]) is None
     assert set(_parser("recall")._subparsers._group_actions[0].choices) == {"recall"}
     assert {"recall", "status", "hook", "mcp"} <= set(_parser("recal")._subparsers._group_actions[0].choices)
-    typo = alaya(tmp_path, "recal", "pnpm")
-    assert typo.returncode == 2 and b"'recall'" in typo.stderr and b"'status'" in typo.stderr
 
 
 def test_config_errors_name_the_key(tmp_path):
@@ -402,3 +400,63 @@ def test_data_dir_may_follow_the_command(demo_dir, tmp_path):
 
     data, argv, _stdin, _hook = fast_path(["recall", "pnpm", "--data-dir", str(demo_dir)])
     assert data == demo_dir.resolve() and argv == ["--data-dir", str(demo_dir.resolve()), "recall", "pnpm"]
+
+
+
+def test_counts_read_as_written_and_a_second_ingest_says_nothing_was_new(tmp_path):
+    """issue 35: "1 cards", and "ingested 2 sessions" for a re-run that added nothing."""
+    data, one, two = tmp_path / "data", tmp_path / "one.json", tmp_path / "two.json"
+    one.write_bytes(session_json("s-one", [("user", "We picked Caddy as the reverse proxy for staging.")]))
+    two.write_bytes(session_json("s-two", [("user", "The ops pager rotates every Monday at nine.")]))
+    ok(alaya(data, "init"))
+    first = ok(alaya(data, "ingest", str(one), str(two)))
+    assert first.strip() == "ingested 2 sessions (2 new or grown): 2 new turns", first
+    again = ok(alaya(data, "ingest", str(one), str(two)))
+    assert again.strip() == "ingested 2 sessions (0 new or grown): 0 new turns", again
+    single = tmp_path / "three.json"
+    single.write_bytes(session_json("s-three", [("user", "Our CI runners use Ubuntu 24.04 images.")]))
+    assert ok(alaya(data, "ingest", str(single))).startswith("s-three: 1 new turn (1 in all) → ")
+    distilled = ok(alaya(data, "distill", "--session", "s-three")).strip()
+    assert distilled.startswith("distilled 1 session: 1 card, "), distilled
+
+
+def test_a_mistyped_command_gets_the_nearest_names_and_a_mistyped_flag_the_commands_usage(tmp_path):
+    """issue 35: argparse listed all the commands for a typo, and reported a wrong flag of
+    `alaya recall` with the top-level usage."""
+    typo = alaya(tmp_path / "data", "recal", "pnpm")
+    assert typo.returncode == 2 and typo.stderr.decode().strip() == (
+        "alaya: error: unknown command 'recal'; did you mean 'recall'? (`alaya --help` lists the commands)")
+    nothing = alaya(tmp_path / "data", "xyzzy")
+    assert nothing.returncode == 2 and "did you mean" not in nothing.stderr.decode()
+    flag = alaya(tmp_path / "data", "recall", "pnpm", "--frobnicate")
+    err = flag.stderr.decode()
+    assert flag.returncode == 2 and err.startswith("usage: alaya recall ") and "--top-k" in err
+    assert err.strip().endswith("alaya recall: error: unrecognized arguments: --frobnicate")
+
+
+def test_an_empty_query_from_a_script_asks_for_a_query_not_for_json(tmp_path):
+    """issue 35: `alaya recall ""` with stdin no terminal (a script, an agent's tool) said
+    "<stdin>: recall request is not valid JSON"."""
+    ok(alaya(tmp_path / "data", "init"))
+    empty = alaya(tmp_path / "data", "recall", "")
+    assert empty.returncode == 1, empty.stderr
+    assert empty.stderr.decode().strip() == ("alaya: error: give a query, --concepts, --from-nodes, or a JSON "
+                                             "request on stdin (stdin was empty)")
+    bad = alaya(tmp_path / "data", "recall", stdin=b"{not json")
+    assert bad.returncode == 1 and "not valid JSON" in bad.stderr.decode()
+
+
+def test_config_unset_list_and_path(tmp_path):
+    """issue 35: `config` had get and set only; unset returns a key to its default (the file no
+    longer chooses it), list shows what the file chooses, path where it is."""
+    data = tmp_path / "data"
+    ok(alaya(data, "init"))
+    assert ok(alaya(data, "config", "path")).strip() == str(data / "config.json")
+    ok(alaya(data, "config", "set", "hook.budget_tokens", "900"))
+    assert "hook.budget_tokens = 900" in ok(alaya(data, "config", "list")).splitlines()
+    assert ok(alaya(data, "config", "unset", "hook.budget_tokens")).strip() == "hook.budget_tokens = 1200 (the default)"
+    assert "hook" not in json.loads((data / "config.json").read_text())
+    assert not any(line.startswith("hook.") for line in ok(alaya(data, "config", "list")).splitlines())
+    assert "hook.budget_tokens = 1200" in ok(alaya(data, "config", "list", "--all")).splitlines()
+    typo = alaya(data, "config", "unset", "hook.budget_token")
+    assert typo.returncode == 1 and typo.stderr.decode().strip() == "alaya: error: hook.budget_token: unknown key"

@@ -41,11 +41,14 @@ def core_step(report: dict) -> dict:
     return entry["result"]
 
 
-def session_start(data: Path, now: datetime, prompt: str) -> str:
+def session_start(data: Path, now: datetime, prompt: str, workspace: Path | None = None) -> str:
     env = {**os.environ, "ALAYA_NOW": now.isoformat()}
     env.pop("ALAYA_HOME", None)
+    event = {"agentId": "main", "sessionId": "new-one", "prompt": prompt}
+    if workspace is not None:
+        event["workspaceDir"] = str(workspace)
     proc = subprocess.run([sys.executable, "-m", "openclaw_alaya", "--data-dir", str(data), "hook", "session-start"],
-                          input=json.dumps({"agentId": "main", "sessionId": "new-one", "prompt": prompt}),
+                          input=json.dumps(event),
                           capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout).get("prependContext", "")
@@ -139,6 +142,24 @@ def test_the_core_is_written_into_memory_md_and_a_hand_edit_during_the_write_bac
     assert again["memory_md"][0]["status"] == "written", again
     final = (ws / "MEMORY.md").read_text()
     assert final.startswith(OWNER_MD) and hand in final and DEPLOY in final and ALICE in final
+
+
+def test_a_core_card_written_into_the_sessions_memory_md_is_not_injected_twice(tmp_path):
+    """OpenClaw's bootstrap injects MEMORY.md (its first 20,000 characters) into the session:
+    a core card the write-back put there is left out of the block for that workspace, and only
+    there; a line the owner edited is no longer ours, so the card is said by the block again."""
+    mem, ws = workspace_memory(tmp_path)
+    alice = mem.remember(ALICE).card_id
+    recall_on_days(mem, alice, ["who leads billing at Acme", "invoice pipeline owner", "Alice billing lead"], DAY[:3])
+    assert core_step(introspect.run(mem, steps=WS_STEPS, now=DAY[3]))["memory_md"][0]["status"] == "written"
+    assert f"[{alice}]" in session_start(mem.dirs.root, DAY[4], "")  # a session elsewhere: no MEMORY.md of ours
+    assert alice not in session_start(mem.dirs.root, DAY[4], "who leads billing?", workspace=ws)
+    other = tmp_path / "other-ws"
+    other.mkdir()
+    assert f"[{alice}]" in session_start(mem.dirs.root, DAY[4], "", workspace=other)
+    path = ws / "MEMORY.md"
+    path.write_text(path.read_text().replace("billing lead at Acme", "billing lead at Acme Corp"))
+    assert f"[{alice}]" in session_start(mem.dirs.root, DAY[4], "", workspace=ws)
 
 
 def memory_md_cards(mem: Alaya) -> list:

@@ -97,7 +97,7 @@ def test_jsonl_include_tools_renders_calls_and_results() -> None:
     assert "ok" in turns[2].content
 
 
-def test_jsonl_tolerates_old_lines_missing_fields_and_garbage() -> None:
+def test_jsonl_tolerates_old_lines_missing_fields_and_garbage(capsys) -> None:
     data = jsonl(
         "this is not json",
         {"message": {"role": "user", "content": "old style line"}},
@@ -111,6 +111,8 @@ def test_jsonl_tolerates_old_lines_missing_fields_and_garbage() -> None:
     assert session.turns[2].content == "bad entry id"
     assert session.id.startswith("s-")
     assert session.started_at is None
+    # the two lines that are not JSON are said, not dropped silently (issue 35)
+    assert capsys.readouterr().err == "alaya: warning: old.jsonl: skipped 2 lines that are not JSON (line 1, 5)\n"
 
 
 def test_jsonl_skips_slash_commands_and_inter_session_messages() -> None:
@@ -279,8 +281,9 @@ def test_transcript_cut_inside_a_character_keeps_every_good_line(capsys) -> None
     data = good + cut[: cut.index("\u00e9".encode()) + 1]  # ends inside the two bytes of é
     session = parse_session(data, source_name="t.jsonl")
     assert [t.content for t in session.turns] == ["We picked postgres for billing.", "Noted: postgres."]
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "t.jsonl: not valid UTF-8 at byte" in err and "U+FFFD" in err, err
+    first, second = capsys.readouterr().err.splitlines()
+    assert "t.jsonl: not valid UTF-8 at byte" in first and "U+FFFD" in first, first
+    assert second == "alaya: warning: t.jsonl: skipped 1 line that is not JSON (line 4)"  # the torn last line
 
 
 # JSON text as Node writes it when it cuts a string mid-emoji: a lone surrogate escape

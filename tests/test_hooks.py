@@ -103,6 +103,42 @@ def test_session_start_stays_under_the_budget(populated):
     assert ok_json(alaya(populated, "hook", "session-start", "--budget", "20", stdin={"agentId": "main", "prompt": "pnpm"})) == {}
 
 
+HOLD_WRITE_LOCK = """
+import sys, time
+from pathlib import Path
+from openclaw_alaya import Alaya
+with Alaya(sys.argv[1]).writing("a long introspect"):
+    Path(sys.argv[2]).write_text("held")
+    time.sleep(float(sys.argv[3]))
+"""
+
+
+def test_session_start_while_another_process_holds_the_write_lock_exits_0_at_once(tmp_path):
+    """issue 35, must-show 4: a long write elsewhere (introspect, rebuild) must not stop the turn:
+    session-start gives up after `hook.lock_wait_seconds` (not lock.timeout_seconds, 30 s),
+    injects nothing, says who holds the lock, exits 0, and answers again once it is free."""
+    data, flag = tmp_path / "data", tmp_path / "held"
+    ok_json(alaya(data, "hook", "session-end", stdin=end_event(CONVERSATION)))
+    env = {**os.environ, "ALAYA_NO_SERVE": "1"}
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_WRITE_LOCK, str(data), str(flag), "25"], env=env)
+    try:
+        for _ in range(600):
+            if flag.exists() or holder.poll() is not None:
+                break
+            subprocess.run(["sleep", "0.1"])
+        assert flag.exists(), "the holder never took the lock"
+        event = {"agentId": "main", "sessionId": "s2", "prompt": "which package manager do we use?"}
+        proc = alaya(data, "hook", "session-start", stdin=event, env={"ALAYA_NO_SERVE": "1"})
+        assert holder.poll() is None, "session-start waited for the writer to finish"
+        assert proc.returncode == 0 and json.loads(proc.stdout) == {}, proc.stderr
+        assert "held by a long introspect (pid" in proc.stderr and "injected nothing" in proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+    finally:
+        holder.kill()
+        holder.wait()
+    assert "pnpm" in prepend(alaya(data, "hook", "session-start", stdin=event))
+
+
 def test_empty_prompt_gives_hottest_and_newest_cards(populated):
     text = prepend(alaya(populated, "hook", "session-start", stdin={"agentId": "main", "prompt": ""}))
     assert "Hottest and most recent cards" in text and "[card-" in text
@@ -262,13 +298,20 @@ def test_backup_is_an_archive_of_a_readable_data_directory(populated, tmp_path):
     from openclaw_alaya import Alaya
 
     dest = tmp_path / "copies"
+    owner_token = alaya(populated, "mcp", "token", "show").stdout.strip()
+    agent_token = alaya(populated, "mcp", "token", "add", "coder").stdout.strip()
     for _ in range(3):
         result = ok_json(alaya(populated, "backup", "--dest", str(dest), "--keep", "2", "--json"))
     copies = sorted(p.name for p in dest.iterdir())  # the archives, rotated; no partial file left
     # two backups in one second are `<stamp>.tar.gz` and `<stamp>-2.tar.gz`: not in name order
     assert len(copies) == 2 and Path(result["path"]).name in copies and all(c.endswith(".tar.gz") for c in copies)
     assert result["bytes"] == Path(result["path"]).stat().st_size and Path(result["path"]).stat().st_mode & 0o077 == 0
-    copy = Alaya(unpack_backup(result["path"], tmp_path / "restored"))
+    restored = unpack_backup(result["path"], tmp_path / "restored")
+    # no secret travels with a backup: the owner's MCP token stays home, agent tokens are digests
+    assert owner_token.startswith("alaya_") and not (restored / "tokens" / "owner").exists()
+    assert agent_token.startswith("alaya_") and (restored / "tokens" / "agents.json").exists()
+    assert not [p for p in restored.rglob("*") if p.is_file() and owner_token.encode() in p.read_bytes()]
+    copy = Alaya(restored)
     nodes = copy.recall("pnpm monorepo", scope="main").nodes
     assert nodes and "pnpm" in nodes[0].content
     # a folder instead, itself a data directory; rotation counts archives and folders together

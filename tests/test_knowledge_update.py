@@ -21,6 +21,7 @@ import pytest
 
 from openclaw_alaya.bridge.inject import StartRequest, build
 from openclaw_alaya.distill.resolver import contradiction, profile
+from openclaw_alaya.maintenance import forget
 from openclaw_alaya.models import Card, RecallNode, Session, Turn
 
 SCENARIO = json.loads((Path(__file__).parent / "fixtures" / "year" / "pool_size.json").read_text())
@@ -112,3 +113,51 @@ def test_a_setting_changes_only_on_a_new_value():
     assert not contradiction(profile(said), profile(_card("Ann (2 May 2026): our billing DB pool size is 20 connections.")))
     assert not contradiction(profile(said), profile(_card("Ann (2 May 2026): our search pool size is 40.")))
     assert not profile(_card("Ann (1 May 2026): our plan is good.")).facts  # an opinion, not a setting
+
+
+def _introspect(memory, *args: str) -> dict:
+    """`alaya introspect` as a real subprocess, a year after the first value was said."""
+    env = {**os.environ, "ALAYA_NOW": END.isoformat()}
+    env.pop("ALAYA_HOME", None)
+    proc = subprocess.run([sys.executable, "-m", "openclaw_alaya", "--data-dir", str(memory.dirs.root), "introspect",
+                           "--json", *args], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return {s["step"]: s for s in json.loads(proc.stdout)["steps"]}
+
+
+@pytest.mark.parametrize("steps", [(), ("--steps", "forget")], ids=["scheduled", "forget-alone"])
+def test_a_year_of_introspect_keeps_the_whole_chain(changed, steps):
+    """The first value (20) lives only in a question/answer card (origin `agent`: it cites the
+    assistant's question), superseded nine months before: forget took it as `superseded` and
+    the chain lost its oldest value. A live card's history stays, by every reason, through the
+    batched steps (which still forget the assistant's cold filler) and the forget step alone."""
+    memory, _ = changed
+    forgot = _introspect(memory, *steps)["forget"]["result"]
+    assert "superseded" not in forgot["reasons"]
+    assert forgot["forgotten"] >= (0 if steps else 1)
+    plain = memory.recall(SCENARIO["question"], now=END).nodes
+    assert _states(plain[0], 4) and not plain[0].superseded
+    first = memory.recall(SCENARIO["history_question"], now=END).nodes[0]
+    assert _states(first, 4)
+    assert _values([r.content for r in first.replaces]) == ["80", "40", "20"]
+    block = build(memory, StartRequest(agent_id="main", prompt=SCENARIO["question"], now=END))
+    assert "pool size from 80 to 120" in block
+    for said in ("pool size is 20", "pool size to 40", "pool size is now 80"):
+        assert said not in block
+
+
+def test_a_chain_whose_current_card_is_gone_is_nobodys_history(changed):
+    """The rule's other side: every older value is history while the current one lives; once
+    the owner forgets the current value, its older values are on no live card's chain, and
+    forget may take the agent's ones as `superseded`."""
+    memory, _ = changed
+    with memory.reading("test: the chain") as graph:
+        rows = graph.card_rows()
+        assert forget.history_of_live(graph, rows) == {r.id for r in rows if r.valid_until}
+    with memory.writing("test: the owner forgets the current value") as graph:
+        with graph:  # read from the graph: a recall would count as a use and spare them all
+            graph.remove_cards([r.id for r in rows if not r.valid_until and "pool size" in r.content])
+    with memory.reading("test: the chain, its head gone") as graph:
+        assert forget.history_of_live(graph, graph.card_rows()) == set()
+    forgot = _introspect(memory, "--steps", "forget")["forget"]["result"]
+    assert forgot["reasons"].get("superseded", 0) >= 1

@@ -12,12 +12,10 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
 from helpers import session_json
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
-from mcp.shared.exceptions import MCPError
 
 from openclaw_alaya.tools.catalog import MCP_TOOLS
 
@@ -39,6 +37,13 @@ async def _call(client: Client, name: str, arguments: dict) -> dict:
     result = await client.call_tool(name, arguments)
     assert not result.is_error, result.content[0].text
     return json.loads(result.content[0].text)
+
+
+async def _refused(client: Client, name: str, arguments: dict, match: str) -> None:
+    """A tool-input error: a result with isError and a line naming the problem (issue 35), which
+    the model sees, not a JSON-RPC error."""
+    result = await client.call_tool(name, arguments)
+    assert result.is_error and match in result.content[0].text, result.content[0].text
 
 
 def _run(coro):
@@ -63,11 +68,13 @@ def test_stdio_lists_the_tools_with_schemas_and_saves_then_finds(tmp_path):
                                                            "time_range": {"since": "2999-01-01"}})
             week = await _call(client, "get_summary", {"period": "week"})
             listed = await _call(client, "list_memories", {"filters": {"tag": "INFRA"}, "limit": 5})
-            with pytest.raises(MCPError, match="since"):
-                await client.call_tool("search_memory", {"query": "x", "time_range": {"since": "someday"}})
-            return saved, found, context, future, week, listed
+            tagged = await _call(client, "search_memory", {"query": "staging postgres", "tags": ["infra"]})
+            untagged = await _call(client, "search_memory", {"query": "staging postgres", "tags": ["billing"]})
+            await _refused(client, "search_memory", {"query": "x", "time_range": {"since": "someday"}}, "since")
+            return saved, found, context, future, week, listed, tagged, untagged
 
-    saved, found, context, future, week, listed = _run(go())
+    saved, found, context, future, week, listed, tagged, untagged = _run(go())
+    assert [m["id"] for m in tagged["memories"]] == [saved["card_id"]] and untagged["memories"] == []
     assert [c["id"] for c in listed["cards"]] == [saved["card_id"]] and (listed["total"], listed["limit"]) == (1, 5)
     assert future["memories"] == []  # nothing was stored after 2999
     assert week["cards"] >= 1, week
@@ -116,8 +123,7 @@ def test_purge_by_criteria_is_gone_from_recall_and_export_and_stays_gone_after_r
             dry = await _call(client, "memory_purge", {"criteria": {"subject_contains": "bob", "relation_type": "PREFERS"},
                                                        "dry_run": True})
             done = await _call(client, "memory_purge", {"criteria": {"subject_contains": "bob", "relation_type": "PREFERS"}})
-            with pytest.raises(MCPError, match="at least one criterion"):
-                await client.call_tool("memory_purge", {"criteria": {}})
+            await _refused(client, "memory_purge", {"criteria": {}}, "at least one criterion")
             listed = await _call(client, "list_memories", {"limit": 50})
             return dry, done, listed
 
@@ -159,8 +165,7 @@ def test_a_forgotten_session_is_not_brought_back_by_capturing_it_again(tmp_path)
             before = await _call(client, "search_memory", {"query": "billing-api deploy key"})
             result = await client.call_tool("memory_introspect", {"session_id": "sess-forget-1"})
             report = json.loads(result.content[0].text)
-            with pytest.raises(MCPError, match="no card"):
-                await client.call_tool("delete_memory", {"id": "card-does-not-exist"})
+            await _refused(client, "delete_memory", {"id": "card-does-not-exist"}, "no card")
             return before, report
 
     before, report = _run(go())
@@ -178,18 +183,16 @@ def test_a_forgotten_session_is_not_brought_back_by_capturing_it_again(tmp_path)
     assert "sess-forget-1" in tombstones and "vault" not in tombstones  # what and when, not the text
 
 
-def test_bad_tool_input_is_a_json_rpc_error_and_changes_nothing(tmp_path):
+def test_bad_tool_input_is_an_error_result_and_changes_nothing(tmp_path):
     data = tmp_path / "data"
 
     async def go():
         async with _stdio(data) as client:
-            with pytest.raises(MCPError, match="subject"):
-                await client.call_tool("memory_commit", {"triplets": [{"subject": " ", "relation": "X", "object": "y"}]})
-            with pytest.raises(MCPError, match="confidence"):
-                await client.call_tool("memory_commit", {"triplets": [
-                    {"subject": "a", "relation": "R", "object": "b", "confidence": 1.5}]})
-            with pytest.raises(MCPError, match="no entity"):
-                await client.call_tool("manage_entities", {"action": "show", "name": "nobody"})
+            await _refused(client, "memory_commit", {"triplets": [{"subject": " ", "relation": "X", "object": "y"}]},
+                           "subject")
+            await _refused(client, "memory_commit", {"triplets": [
+                {"subject": "a", "relation": "R", "object": "b", "confidence": 1.5}]}, "confidence")
+            await _refused(client, "manage_entities", {"action": "show", "name": "nobody"}, "no entity")
             listed = await _call(client, "manage_entities", {"action": "list"})
             return listed
 

@@ -18,7 +18,6 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
-from mcp.shared.exceptions import MCPError
 
 ENV = {**os.environ, "ALAYA_NO_SERVE": "1"}
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -139,9 +138,9 @@ def test_an_agent_tokens_writes_carry_its_name_and_are_never_injected(tmp_path):
             for name, arguments in (("delete_memory", {"id": kept["card_id"]}),
                                     ("memory_purge", {"criteria": {"subject_contains": "billing"}}),
                                     ("manage_entities", {"action": "rename", "name": "billing", "value": "x"})):
-                with pytest.raises(MCPError, match="needs the owner's token") as error:
-                    await theirs.call_tool(name, arguments)
-                refused.append(str(error.value))
+                result = await theirs.call_tool(name, arguments)  # an error result the model reads (issue 35)
+                assert result.is_error and "needs the owner's token" in result.content[0].text, result
+                refused.append(result.content[0].text)
         return kept, fact, planted, found, refused
 
     with http_server(data) as url:

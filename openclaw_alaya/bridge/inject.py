@@ -56,11 +56,12 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from .. import clock as alaya_clock
 from ..errors import DamagedStoreError
+from ..ingest.core_section import bootstrapped
 from ..safety.instructions import looks_like_instruction
 from ..safety.invisible import strip_invisible
 from ..safety.output import for_model
 from ..store.raw import FORGOTTEN
-from ..text import CJK_CHAR, estimate_tokens
+from ..text import CJK_CHAR, counted, estimate_tokens
 
 if TYPE_CHECKING:
     from ..memory import Memory
@@ -108,6 +109,7 @@ class StartRequest:
     tier_split: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_SPLIT))
     core_share: int = 20  # percent of the budget kept for the core tier first (`core.inject_share`)
     now: datetime | None = None  # None: the clock (`ALAYA_NOW` fixes it in the CLI)
+    workspace_dir: str | None = None  # the session's workspace: its MEMORY.md's core lines are not said twice
 
 
 def clean(text: Any, limit: int | None = None) -> str:
@@ -288,16 +290,18 @@ def default_sections(memory: "Memory", request: StartRequest) -> list[Section]:
     damaged: DamagedStoreError | None = None
     if prompt and request.max_cards:
         try:
-            result = memory.recall(prompt, scope=request.agent_id, top_k=request.max_cards, origins=injectable(memory))
+            result = memory.recall(prompt, scope=request.agent_id, top_k=request.max_cards, origins=injectable(memory),
+                                   log_access=False)  # exposure, not the agent's use (engine.recall, issue 31)
         except DamagedStoreError as exc:  # the index: the graph's hottest and newest cards stand in
             damaged, result = exc, None
         relevant = [_card_item(n.card_id, n.type, n.title, n.content, None, request.card_chars)
                     for n in (result.nodes if result else []) if not n.superseded]  # what is true now
     clock = request.now or alaya_clock.now()
     now = clock.isoformat(timespec="seconds")
+    carried = bootstrapped(request.workspace_dir) if memory.config.core.writeback else set()
     with memory.reading("session-start") as graph:
         summary = summary_mod.get(graph, memory, request.agent_id, max_age_hours=request.summary_max_age_hours)
-        core = core_section(graph, memory, request)
+        core = core_section(graph, memory, request, carried)
         working = working_section(graph, memory, request, now)
         triggered = triggered_cards(graph, memory, request, prompt) if prompt and request.max_cards else []
         fallback: list["Card"] = []
@@ -308,7 +312,7 @@ def default_sections(memory: "Memory", request: StartRequest) -> list[Section]:
             fallback = _interleave(hot, recent, request.max_cards)
     if damaged is not None:  # said once the graph answered (a damaged graph is the hook's one warning)
         print(f"alaya: warning: hook session-start: {damaged}", file=sys.stderr)
-    shown = {i.id for i in core.items if i.id} if core else set()  # the core is said first, once
+    shown = carried | ({i.id for i in core.items if i.id} if core else set())  # the core is said first, once
     if working is not None:
         working.items = [i for i in working.items if i.id not in shown]
         shown |= {i.id for i in working.items if i.id}  # the working tier has them already
@@ -327,14 +331,16 @@ def default_sections(memory: "Memory", request: StartRequest) -> list[Section]:
     return [s for s in sections if s is not None and s.items]
 
 
-def core_section(graph: Any, memory: "Memory", request: StartRequest) -> Section | None:
+def core_section(graph: Any, memory: "Memory", request: StartRequest, carried: set[str]) -> Section | None:
     """The core tier (issue 31): the cards introspect's `core` step promoted by evidence of use
     (maintenance/core.py), best first, read as `state/core.json` then the cards by id in one
-    read; still valid, in the agent's scopes, of an injectable origin. None: no core."""
+    read; still valid, in the agent's scopes, of an injectable origin, and not `carried` (already
+    in the part of the session's MEMORY.md that OpenClaw's bootstrap injects: the write-back put
+    it there). None: no core."""
     from .core_state import ids as core_ids
     from .summary import scopes_for
 
-    wanted = core_ids(memory)
+    wanted = [i for i in core_ids(memory) if i not in carried]
     if not wanted:
         return None
     found = graph.get_cards(wanted)
@@ -443,7 +449,7 @@ def summary_section(summary: dict[str, Any]) -> Section:
     if summary.get("cards"):
         types = ", ".join(f"{clean(t, 40)} {n}" for t, n in summary.get("types", []))
         tags = ", ".join(f"{clean(t, 40)} {n}" for t, n in summary.get("tags", []))
-        items.append(Item(f"{summary['cards']} cards. Active areas: {types}" + (f"; tags: {tags}" if tags else "")))
+        items.append(Item(f"{counted(summary['cards'], 'card')}. Active areas: {types}" + (f"; tags: {tags}" if tags else "")))
     topics = ", ".join(f"{clean(t, 60)} ({n})" for t, n in summary.get("topics", []))
     if topics:
         items.append(Item(f"Key topics: {topics}"))

@@ -1,6 +1,8 @@
-"""`alaya config get [KEY]` and `alaya config set KEY VALUE`: read and change config.json by
-dotted key (`recall.rrf_k`, `hook.budget_tokens`), validated as the file itself is, so a typo
-or a bad value is refused with the key named and the file is left as it was."""
+"""`alaya config get [KEY]`, `set KEY VALUE`, `unset KEY`, `list [--all]` and `path`: read and
+change config.json by dotted key (`recall.rrf_k`, `hook.budget_tokens`), validated as the file
+itself is, so a typo or a bad value is refused with the key named and the file is left as it
+was (as `git config` and `uv`'s settings behave: unset returns a key to its default, list shows
+what was chosen)."""
 
 from __future__ import annotations
 
@@ -23,10 +25,19 @@ def add_commands(sub: Any, command: Any) -> None:
     set_.add_argument("key", help="dotted key, e.g. hook.budget_tokens")
     set_.add_argument("value")
     set_.set_defaults(handler=cmd_set)
+    unset = actions.add_parser("unset", parents=[global_options()], help="return a setting or a section to its default")
+    unset.add_argument("key", help="dotted key, e.g. hook.budget_tokens")
+    unset.set_defaults(handler=cmd_unset)
+    list_ = actions.add_parser("list", parents=[global_options()],
+                               help="the settings config.json chooses, one `key = value` a line (--all: every setting)")
+    list_.add_argument("--all", action="store_true", help="every setting, defaults included")
+    list_.set_defaults(handler=cmd_list)
+    path = actions.add_parser("path", parents=[global_options()], help="print where config.json is")
+    path.set_defaults(handler=cmd_path)
 
 
 def _usage(args: argparse.Namespace) -> int:
-    print("usage: alaya config {get,set} ...", file=sys.stderr)
+    print("usage: alaya config {get,set,unset,list,path} ...", file=sys.stderr)
     return 2
 
 
@@ -62,6 +73,30 @@ def cmd_set(args: argparse.Namespace) -> int:
         _check_registered(args.key, config.get(args.key), common.memory(args.data_dir).hooks)
     config.save(path)
     print(f"{args.key} = {json.dumps(config.get(args.key), ensure_ascii=False)}")
+    return 0
+
+
+def cmd_unset(args: argparse.Namespace) -> int:
+    from ..config import Config
+
+    path = _paths(args)
+    config = Config.load(path).without(args.key)
+    config.save(path)
+    print(f"{args.key} = {json.dumps(config.get(args.key), ensure_ascii=False)} (the default)")
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from ..config import Config, chosen, flat
+
+    config = Config.load(_paths(args))
+    for key, value in flat(config.model_dump(mode="json") if args.all else chosen(config)).items():
+        print(f"{key} = {json.dumps(value, ensure_ascii=False)}")
+    return 0
+
+
+def cmd_path(args: argparse.Namespace) -> int:
+    print(_paths(args))
     return 0
 
 

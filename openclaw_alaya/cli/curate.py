@@ -10,6 +10,7 @@ import sys
 from typing import Any
 
 from ..errors import InputError
+from ..text import counted
 from . import common, tokens
 from .common import print_json
 
@@ -144,7 +145,7 @@ def _print_forgotten(args: argparse.Namespace, result: Any) -> int:
         return 0
     verb = "would forget" if result.dry_run else "forgot"
     sessions = f" and session {', '.join(result.sessions)}" if result.sessions else ""
-    print(f"{verb} {len(result.cards)} cards{sessions}")
+    print(f"{verb} {counted(len(result.cards), 'card')}{sessions}")
     for card in result.cards:
         print(f"  {card['id']}  {card['title']}")
     if result.purged_turns:
@@ -168,7 +169,7 @@ def cmd_entities(args: argparse.Namespace) -> int:
         print(f"{len(result['entities'])} of {result['total']} entities")
     else:
         aliases = f" (also: {', '.join(result['aliases'])})" if result["aliases"] else ""
-        print(f"{result['name']}{' [' + result['type'] + ']' if result['type'] else ''}{aliases}: {result['mentions']} cards")
+        print(f"{result['name']}{' [' + result['type'] + ']' if result['type'] else ''}{aliases}: {counted(result['mentions'], 'card')}")
         for card in result.get("cards", []):
             print(f"  {card['id']}  {card['title']}{'  (superseded)' if card['superseded'] else ''}")
     return 0

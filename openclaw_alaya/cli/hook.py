@@ -20,7 +20,7 @@ import json
 import sys
 from typing import Any
 
-from ..errors import AlayaError, DamagedStoreError, InputError
+from ..errors import AlayaError, DamagedStoreError, InputError, LockTimeoutError
 from . import common
 from .common import global_options
 
@@ -72,6 +72,11 @@ def cmd_session_start(args: argparse.Namespace) -> int:
     budget = args.budget if args.budget is not None else cfg.budget_tokens
     if budget < 0:
         raise InputError("--budget must be 0 or more")
+    try:  # a long write elsewhere: the turn goes on without memory, at once, not after lock.timeout_seconds
+        with memory.reading("hook session-start", timeout=cfg.lock_wait_seconds):
+            pass
+    except LockTimeoutError as exc:
+        return _inject_nothing(exc)
     _sync_workspace(memory, event)
     prompt = event.get("prompt")
     request = StartRequest(
@@ -86,6 +91,7 @@ def cmd_session_start(args: argparse.Namespace) -> int:
         tier_split=cfg.tier_split.model_dump(),
         core_share=memory.config.core.inject_share,
         now=common.fixed_now(),
+        workspace_dir=event["workspaceDir"] if isinstance(event.get("workspaceDir"), str) else None,
     )
     try:
         text = build(memory, request)

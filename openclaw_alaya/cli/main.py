@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..errors import UNWRITABLE, AlayaError, InputError
+from ..text import counted
 from . import cards, common, configure, curate, hook, maintenance, ops, serve
 from .common import print_json
 from .generated import recall_options
@@ -29,8 +30,14 @@ Handler = Callable[[argparse.Namespace], int]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser(_command_named(sys.argv[1:] if argv is None else argv))
-    args = parser.parse_args(argv)
+    name = _command_named(sys.argv[1:] if argv is None else argv)
+    parser = _parser(name)
+    commands = parser._alaya_commands  # type: ignore[attr-defined]
+    if name is not None and name not in commands:
+        return _unknown_command(name, commands)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # the command's own usage, not the top level's (argparse reports extras from the top)
+        (commands.get(name) or parser).error(f"unrecognized arguments: {' '.join(extra)}")
     os.umask(0o077)  # memories are private: every file the stores create is owner-only
     try:
         return args.handler(args)
@@ -53,6 +60,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             _fail(f"internal error: {type(exc).__name__}: {_one_line(str(exc))} (set ALAYA_DEBUG=1 for details)")
         return 1
+
+
+def _unknown_command(name: str, commands: dict[str, Any]) -> int:
+    """A mistyped command: the nearest names, not all of them (as git and uv answer)."""
+    import difflib
+
+    near = difflib.get_close_matches(name, list(commands), n=3, cutoff=0.6)
+    hint = f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else ""
+    _fail(f"unknown command {name!r}{hint} (`alaya --help` lists the commands)")
+    return 2
 
 
 def _fail(message: str) -> None:
@@ -93,7 +110,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     report: dict[str, Any] = result.model_dump()
     if args.distill:
         report["distilled"] = memory.distill(result.session_id).model_dump()
-    return _print_ingested(args, report, f"{result.session_id}: {result.new_turns} new turns "
+    return _print_ingested(args, report, f"{result.session_id}: {counted(result.new_turns, 'new turn')} "
                                          f"({result.total_turns} in all) → {result.path}")
 
 
@@ -116,7 +133,9 @@ def _ingest_many(args: argparse.Namespace) -> int:
     report: dict[str, Any] = {"sessions": [r.model_dump() for r in results], "skipped": skipped}
     if args.distill:
         report["distilled"] = memory.distill().model_dump()
-    headline = f"ingested {len(results)} sessions: {sum(r.new_turns for r in results)} new turns"
+    fresh = sum(1 for r in results if r.new_turns)
+    headline = (f"ingested {counted(len(results), 'session')} ({fresh} new or grown): "
+                f"{counted(sum(r.new_turns for r in results), 'new turn')}")
     _print_ingested(args, report, headline + (f"; skipped {len(skipped)} files (see above)" if skipped else ""))
     return 1 if skipped else 0
 
@@ -128,7 +147,7 @@ def _print_ingested(args: argparse.Namespace, report: dict[str, Any], headline: 
         print(headline)
         if args.distill:
             d = report["distilled"]
-            print(f"distilled {d['cards']} cards, {d['links']} links")
+            print(f"distilled {counted(d['cards'], 'card')}, {counted(d['links'], 'link')}")
     return 0
 
 
@@ -137,7 +156,8 @@ def cmd_distill(args: argparse.Namespace) -> int:
     if args.json:
         print_json(report.model_dump())
     else:
-        print(f"distilled {report.sessions} sessions: {report.cards} cards, {report.links} links")
+        print(f"distilled {counted(report.sessions, 'session')}: {counted(report.cards, 'card')}, "
+              f"{counted(report.links, 'link')}")
     return 0
 
 
@@ -195,6 +215,8 @@ def _stdin_request() -> dict[str, Any]:
     """The seed's JSON mode: an object whose keys are recall's options (recall/request.py), a
     list option given as a list of strings or one comma-separated string."""
     raw = _read_stdin()
+    if not raw.strip():  # `alaya recall ""` from a script or agent: stdin is no terminal, and empty
+        raise InputError("give a query, --concepts, --from-nodes, or a JSON request on stdin (stdin was empty)")
     try:
         data = json.loads(raw.decode("utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
@@ -363,6 +385,7 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     # purge, entities, mcp; get, list
     for group in (hook, ops, maintenance, serve, configure, curate, cards):
         group.add_commands(sub, command)
+    parser._alaya_commands = sub.choices  # type: ignore[attr-defined]  # name → that command's parser
     return parser if only is None or only in sub.choices else _parser()
 
 

@@ -8,6 +8,7 @@ import argparse
 import json
 from typing import Any
 
+from ..text import counted
 from . import common
 from .common import print_json
 
@@ -45,7 +46,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if args.json:
         print_json(report)
     elif report["ok"]:
-        print(f"ok: {report['cards']} cards, {report['indexed']} indexed, {report['sessions']} sessions, {report['edges']} edges agree")
+        print(f"ok: {counted(report['cards'], 'card')}, {report['indexed']} indexed, "
+              f"{counted(report['sessions'], 'session')}, {counted(report['edges'], 'edge')} agree")
     else:
         _print_problems(report)
     return 0 if report["ok"] else 1
@@ -101,7 +103,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.json:
         print_json(report)
     else:
-        print(f"exported {report['cards']} cards ({report['types']} types) and {report['edges']} edges to {report['dest']}")
+        print(f"exported {counted(report['cards'], 'card')} ({counted(report['types'], 'type')}) and "
+              f"{counted(report['edges'], 'edge')} to {report['dest']}")
     return 0
 
 

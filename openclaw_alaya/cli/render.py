@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..text import one_line
+from ..text import counted, one_line
 
 if TYPE_CHECKING:  # `alaya --help` and `--version` need not load pydantic
     from ..models import RecallResult, TraceResult
@@ -93,7 +93,7 @@ def render_summary(summary: dict[str, Any]) -> str:
     """A period's bucket: the counts on one line, then its tags and the titles of its top cards."""
     types = ", ".join(f"{t} {n}" for t, n in summary["types"].items())
     lines = [f"{summary['period']} {summary['bucket']} ({summary['first_day']} to {summary['last_day']}): "
-             f"{summary['sessions']} sessions, {summary['cards']} cards" + (f" ({types})" if types else "")]
+             f"{counted(summary['sessions'], 'session')}, {counted(summary['cards'], 'card')}" + (f" ({types})" if types else "")]
     if summary["tags"]:
         lines.append(f"tags: {', '.join(summary['tags'])}")
     if summary["highlights"]:

@@ -95,7 +95,7 @@ def forget_query(memory: "Memory", query: str, *, limit: int = 5, reason: str | 
         raise InputError("the query is empty")
     if not 1 <= limit <= MAX_QUERY_CARDS:
         raise InputError(f"limit must be 1-{MAX_QUERY_CARDS}")
-    found = memory.recall(query, top_k=limit, depth=0, scope=scope)
+    found = memory.recall(query, top_k=limit, depth=0, scope=scope, log_access=False)  # no use (issue 31)
     ids = [n.card_id for n in found.nodes][:limit]
     if not ids:
         return Forgotten(dry_run=dry_run)

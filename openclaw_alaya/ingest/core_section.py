@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import hashlib
 import re
+from pathlib import Path
 
 BEGIN = "<!-- alaya:core:begin"
 END = "<!-- alaya:core:end -->"
 HEADING = "## Core memory (alaya)"
 BEGIN_LINE = (BEGIN + " (the cards alaya's introspect promoted by recall evidence; it rewrites only its own"
               " lines here, an edited or added line is yours; off: alaya config set core.writeback false) -->")
+BOOTSTRAP_CHARS = 20_000  # OpenClaw's agents.defaults.bootstrapMaxChars: what of MEMORY.md its bootstrap injects
 _TAG = re.compile(r"\s*<!-- alaya:core (card-[A-Za-z0-9_-]+) sha:([0-9a-f]{8}) -->\s*$")
 
 
@@ -68,3 +70,29 @@ def without_own_lines(lines: list[str]) -> list[str]:
         if i in (begin, end) or lines[i].strip() == HEADING or (mark is not None and mark[1]):
             out[i] = ""
     return out
+
+
+def memory_file(root: Path) -> Path:
+    """The workspace's MEMORY.md (or the `memory.md` it has instead)."""
+    lower = root / "memory.md"
+    return lower if not (root / "MEMORY.md").exists() and lower.exists() else root / "MEMORY.md"
+
+
+def bootstrapped(workspace: str | None) -> set[str]:
+    """The card ids whose own, unedited line sits in the section within the part of the
+    workspace's MEMORY.md that OpenClaw's bootstrap injects (its first `BOOTSTRAP_CHARS`
+    characters): session-start leaves them out of its core tier so that the session does not
+    read them twice. An unreadable or missing file carries nothing."""
+    if not workspace:
+        return set()
+    try:
+        with open(memory_file(Path(workspace)), encoding="utf-8", errors="replace") as handle:
+            head = handle.read(BOOTSTRAP_CHARS)
+    except OSError:
+        return set()
+    lines = head.splitlines()
+    found = bounds(lines)
+    if found is None:
+        return set()
+    marks = (tagged(line) for line in lines[found[0] + 1:found[1]])
+    return {m[0] for m in marks if m is not None and m[1]}

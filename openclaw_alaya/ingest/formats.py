@@ -90,7 +90,7 @@ def parse_session(
     text, repaired = decode(data, src)
     if not text.strip():
         raise InputError(f"{src}: input is empty")
-    kind, payload = _detect(text, src)
+    kind, payload, skipped = _detect(text, src)
     if kind == FORMAT_JSONL:
         draft = _session_from_jsonl(payload, src, include_tools, max_turn_chars)
     elif kind == FORMAT_SESSION_JSON:
@@ -102,6 +102,10 @@ def parse_session(
     session = _finish(draft, src, agent_id=agent_id, session_id=session_id)
     if repaired:
         warn(repaired)
+    if skipped:  # a torn last line (a crash mid-write) or a damaged one: said, not dropped silently
+        shown = ", ".join(str(n) for n in skipped[:5]) + (", …" if len(skipped) > 5 else "")
+        warn(f"{src}: skipped {len(skipped)} line{'s' if len(skipped) > 1 else ''} that "
+             f"{'are' if len(skipped) > 1 else 'is'} not JSON (line {shown})")
     return session
 
 
@@ -197,8 +201,9 @@ def _depth_exceeds(value: Any, limit: int) -> bool:
 # --------------------------------------------------------------------------- detection
 
 
-def _detect(text: str, src: str) -> tuple[str, Any]:
-    """Return (format, payload): payload is the parsed object/list, or JSONL entries."""
+def _detect(text: str, src: str) -> tuple[str, Any, list[int]]:
+    """Return (format, payload, skipped): payload is the parsed object/list, or JSONL entries;
+    skipped, the numbers of JSONL lines that are not JSON."""
     stripped = text.strip()
     try:
         value = _loads(stripped, src)
@@ -207,32 +212,38 @@ def _detect(text: str, src: str) -> tuple[str, Any]:
     except ValueError as exc:  # JSONDecodeError, or int-too-long
         return _detect_jsonl(text, src, exc)
     if isinstance(value, list):
-        return FORMAT_MESSAGE_LIST, value
+        return FORMAT_MESSAGE_LIST, value, []
     if isinstance(value, dict):
         if "turns" in value or "messages" in value:
-            return FORMAT_SESSION_JSON, value
+            return FORMAT_SESSION_JSON, value, []
         if _is_jsonl_entry(value):
-            return FORMAT_JSONL, [(1, value)]
+            return FORMAT_JSONL, [(1, value)], []
     raise InputError(f"{src}: {_FORMATS_HINT}")
 
 
-def _detect_jsonl(text: str, src: str, whole_error: ValueError) -> tuple[str, Any]:
-    """Line by line: skip lines that are not JSON; at least one must be a transcript entry."""
+def _detect_jsonl(text: str, src: str, whole_error: ValueError) -> tuple[str, Any, list[int]]:
+    """Line by line: skip lines that are not JSON (their numbers are returned, for a warning);
+    at least one must be a transcript entry."""
     objects: list[tuple[int, dict]] = []
+    skipped: list[int] = []
     for lineno, line in enumerate(text.split("\n"), start=1):
         line = line.strip()
-        if not line or line[0] != "{":
+        if not line:
+            continue
+        if line[0] != "{":
+            skipped.append(lineno)
             continue
         try:
             value = _loads(line, f"{src}: line {lineno}")
         except InputError:
             raise  # too deep: hostile, not merely a damaged line
         except ValueError:
+            skipped.append(lineno)
             continue
         if isinstance(value, dict):
             objects.append((lineno, value))
     if any(_is_jsonl_entry(obj) for _, obj in objects):
-        return FORMAT_JSONL, objects
+        return FORMAT_JSONL, objects, skipped
     several_documents = isinstance(whole_error, json.JSONDecodeError) and whole_error.msg == "Extra data"
     if objects and (several_documents or text.lstrip()[:1] not in ("{", "[")):
         raise InputError(f"{src}: {_FORMATS_HINT}")

@@ -9,7 +9,10 @@ copy with the lock released (compression is the slow part), into the same folder
 out of it when complete, so a listed backup is always whole. A killed backup's folder (a plain
 copy of the store) is removed by the next backup and by the next write-lock hold (crash
 recovery), so it outlives no `alaya forget`. Locks, sockets, other backups and what rebuilds,
-reembeds and introspect build aside are left out. The archive holds one folder, `alaya-<stamp>/`, which is a data directory itself:
+reembeds and introspect build aside are left out, and so is the owner's MCP token
+(`tokens/owner`): a backup travels to other disks and hosts, and a copied token would open the
+memory over HTTP to whoever holds the copy; a restored store makes a new one on first use (agent
+tokens are kept: only their digests are stored). The archive holds one folder, `alaya-<stamp>/`, which is a data directory itself:
 `tar -xzf alaya-<stamp>.tar.gz -C DIR`, then `alaya --data-dir DIR/alaya-<stamp> recall …` (or
 move it to `~/.alaya`). Keeps the newest `backup.keep` backups, archives and folders counted
 together.
@@ -28,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import InputError
 from ..store import workdirs
 from ..store.fsutil import FILE_MODE, ensure_dir, fsync_dir
+from ..store.tokens import TokenBook
 
 if TYPE_CHECKING:
     from ..memory import Memory
@@ -63,6 +67,7 @@ def backup(memory: "Memory", dest: str | Path | None = None, keep: int | None = 
     try:
         with memory.reading("backup"):
             memory.storage.scratch().copy_store(staging, leave_out=target_dir)
+        TokenBook(staging).owner_file.unlink(missing_ok=True)
         if format == "tar.gz":
             _pack(staging, name, work / final.name)
         os.replace(work / final.name, final)

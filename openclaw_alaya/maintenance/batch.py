@@ -33,7 +33,6 @@ import logging
 import time
 from collections import Counter
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -65,7 +64,7 @@ def run(memory: "Memory", names: set[str], *, now: Any = None) -> dict[str, dict
         rows = graph.card_rows()
         linked = graph.similar_linked() if want["consolidate"] else set()
         counts = graph.relation_counts() if want["consolidate"] else {}
-        protected = graph.depended_on() if want["forget"] else set()
+        protected = forget.spared(graph, rows) if want["forget"] else set()
         if want["consolidate"]:
             ids, vectors = memory.index.all_vectors()
             indexed = set(ids)
@@ -90,12 +89,12 @@ def run(memory: "Memory", names: set[str], *, now: Any = None) -> dict[str, dict
     future = _after_merges(by_id, by_keep, stamp)
 
     # --- 2. fold-access -------------------------------------------------------------------
-    fold_paths: list[Any] = []
+    folding = access.Folding([])
     hits: Counter = Counter()
     last: dict[str, float] = {}
     if want["fold-access"]:
-        fold_paths = access.rotate(memory)
-        hits, last, lines = access.aggregate(fold_paths)
+        folding = access.Folding.read(access.rotate(memory))
+        hits, last, lines = folding.tally()
         reports["fold-access"] = {"lines": lines, "cards": 0, "accesses": sum(hits.values())}
         for cid, n in hits.items():
             row = future.get(cid)  # a merged-away card matches nothing, as when the steps ran apart
@@ -123,7 +122,7 @@ def run(memory: "Memory", names: set[str], *, now: Any = None) -> dict[str, dict
         chosen = forget.eligible(list(future.values()), shielded, moment, intro)
         reports["forget"] = forget.report_of(list(future.values()), chosen)
 
-    if not (by_keep or similar or fold_paths or cool["updates"] or cool["add_rows"] or chosen):
+    if not (by_keep or similar or folding.reads or cool["updates"] or cool["add_rows"] or chosen):
         return reports
 
     # --- outside the lock: cards to (re)write, their vectors, L3 contexts -------------------
@@ -136,7 +135,7 @@ def run(memory: "Memory", names: set[str], *, now: Any = None) -> dict[str, dict
         if by_keep:
             prepared = consolidate.prepare(memory, by_keep, cards, indexed, stamp)
     batch = _Batch(
-        moment=moment, stamp=stamp, prepared=prepared, similar=similar, hits=hits, last=last, fold_paths=fold_paths,
+        moment=moment, stamp=stamp, prepared=prepared, similar=similar, hits=hits, last=last, folding=folding,
         updates=cool["updates"], chosen=chosen, restore=restore,
         restore_vectors=memory.embedder.embed([index_text(c) for c in restore]) if restore else None)
 
@@ -146,7 +145,9 @@ def run(memory: "Memory", names: set[str], *, now: Any = None) -> dict[str, dict
         reports["consolidate"].update(merged=len(applied.done["merged"]), similar_linked=applied.done["similar"],
                                       skipped_changed=applied.done["skipped"])
     if "fold-access" in reports:
-        reports["fold-access"].update(cards=applied.found, unknown_cards=len(hits) - applied.found)
+        folded, _last, lines = folding.tally()  # as settled under the lock
+        reports["fold-access"].update(lines=lines, accesses=sum(folded.values()), cards=applied.found,
+                                      unknown_cards=len(folded) - applied.found)
     if "forget" in reports:
         reports["forget"]["forgotten"] = len(applied.forgotten)
     return reports
@@ -162,7 +163,7 @@ class _Batch:
     similar: list[tuple[str, str, float]]  # SIMILAR_TO links to add
     hits: Counter  # accesses per card, from the rotated access log…
     last: dict[str, float]  # …and the last one of each
-    fold_paths: list[Path]  # the rotated logs, removed once folded
+    folding: access.Folding  # the rotated logs and their records, the logs removed once folded
     updates: list[dict[str, Any]]  # temperatures and tiers
     chosen: dict[str, str]  # forget's candidates and their reasons, re-checked in the transaction
     restore: list[Card]  # cards without an L1 row (COLD in a store of before issue 31): it comes back…
@@ -208,11 +209,10 @@ def _apply(memory: "Memory", batch: _Batch, intro: Any, operation: str) -> _Appl
             outside.lap("apply to the copy")
         with memory.writing(operation) as graph:
             held = _Laps()
-            pending = access.still_pending(batch.fold_paths)
-            if pending != batch.fold_paths:  # another introspect folded some: count them once
-                hits, last, _lines = access.aggregate(pending)
-                batch = dataclasses.replace(batch, hits=hits, last=last, fold_paths=pending)
-                applied = None  # the copy has them counted
+            if batch.folding.settle():  # another introspect folded some, or recalls appended: count what is there once
+                hits, last, _lines = batch.folding.tally()
+                batch = dataclasses.replace(batch, hits=hits, last=last)
+                applied = None  # the copy has other counts
             if copy is not None and applied is not None and copy.unchanged():
                 memory.raw.append_lines(CURATION_LOG, applied.curation)  # L3 before L2
                 held.lap("L3 log")
@@ -225,7 +225,7 @@ def _apply(memory: "Memory", batch: _Batch, intro: Any, operation: str) -> _Appl
                     memory.raw.append_lines(CURATION_LOG, applied.curation)  # before the commit
                 held.lap("graph in place")
                 how = "in-place"
-            access.retire(memory, batch.fold_paths)
+            access.retire(memory, batch.folding)
             _apply_index(memory, batch, applied)
             held.lap("L1")
     log.info("introspect batch applied %s; write lock held for %s ms; outside it %s ms", how, held.ms, outside.ms,
@@ -248,7 +248,8 @@ def _apply_graph(graph: "UpkeepGraph", batch: _Batch, intro: Any) -> _Applied:
     if batch.chosen:
         # re-check on the cards as this transaction left them: recalled, warmed up or newly
         # depended on meanwhile stays
-        forgotten = forget.eligible(graph.card_rows(list(batch.chosen)), graph.depended_on(), batch.moment, intro)
+        now_rows = graph.card_rows(list(batch.chosen))
+        forgotten = forget.eligible(now_rows, forget.spared(graph, now_rows), batch.moment, intro)
         graph.remove_cards(list(forgotten))
     curation = log_lines(done["curation"] + forget.records(forgotten, batch.stamp))
     return _Applied(done=done, found=found, present=present, forgotten=forgotten, curation=curation)

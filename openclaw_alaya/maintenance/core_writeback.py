@@ -29,6 +29,7 @@ from ..bridge import core_state
 from ..bridge.inject import clean, injectable
 from ..bridge.summary import scopes_for
 from ..ingest import core_section
+from ..ingest.core_section import memory_file
 from ..ingest.workspace_state import CURATED
 from ..safety.instructions import looks_like_instruction
 from .handwritten import read_text, replace_if_unchanged
@@ -39,12 +40,6 @@ if TYPE_CHECKING:
     from ..models import Card
 
 LINE_CHARS = 300  # a card's line in MEMORY.md, at most (OpenClaw keeps 160 tokens of a promoted snippet)
-
-
-def memory_file(root: Path) -> Path:
-    """The workspace's MEMORY.md (or the `memory.md` it has instead)."""
-    lower = root / "memory.md"
-    return lower if not (root / "MEMORY.md").exists() and lower.exists() else root / "MEMORY.md"
 
 
 def _own_cards(cards: list["Card"], agent: str) -> set[str]:

@@ -8,11 +8,19 @@ when it is not depended on (no incoming DEPENDS_ON, CAUSED_BY or CAUSES edge), r
 
 - `filler`: the model's filler (any origin): fewer than `introspect.forget_filler_words` words
   that carry meaning once speaker heads and filler words ("thanks", "ok", "hi") are left out;
-- `superseded`: not owner-stated, and its fact was superseded (`valid_until`) that long ago; an
-  owner's superseded fact stays, it is the history of what changed;
+- `superseded`: not owner-stated, its fact was superseded (`valid_until`) that long ago, and it
+  is nobody's history: an owner's superseded fact stays, and so does any superseded card on a
+  live card's chain (reached from a still-valid card over `CONTRADICTS` through superseded
+  cards only, as recall/history.py walks it for "what was it before?"). An older value of a
+  setting that is still current is what that question needs, whichever turns its card cites (a
+  question/answer card is of origin `agent` even when the answer is the owner's); a chain whose
+  current card is gone is nobody's history and may go;
 - `unused`: not owner-stated, COLD, and of importance at most `introspect.forget_max_importance`.
 
 (Duplicates are consolidate's: a merged card is gone already, its usage summed into the kept one.)
+
+A card on a live card's chain is spared by every reason as a depended-on
+card is (`spared`).
 
 L3 keeps everything: the session files and the card's context file stay, and the forget is
 recorded in `raw/curation.jsonl` as {"op": "forget", "card", "ts", "reason"} so that `alaya
@@ -23,7 +31,7 @@ introspect --dry-run` lists each card it would forget with its reason.
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from typing import TYPE_CHECKING, Any
 
 from ..distill.cues import FILLER_WORDS
@@ -33,6 +41,7 @@ from .common import as_datetime, iso, parse_time
 
 if TYPE_CHECKING:
     from ..memory import Memory
+    from ..store.ports.graph import CardGraph
     from ..store.ports.upkeep import CardRow
 
 OWNER_STATED = frozenset({"owner", "manual", None, ""})
@@ -68,6 +77,35 @@ def reason(row: "CardRow", protected: set[str], now: Any, config: Any) -> str | 
     return None
 
 
+def history_of_live(graph: "CardGraph", rows: list["CardRow"]) -> set[str]:
+    """Those of `rows` that are superseded cards on a live card's chain (the module docstring).
+    The walk goes over `CONTRADICTS` through superseded cards only, one read per step of the
+    longest chain, and looks up only the cards it reaches that `rows` does not hold."""
+    superseded = {r.id: bool(r.valid_until) for r in rows}  # False: still valid
+    linked: dict[str, set[str]] = defaultdict(set)
+    frontier, walked = {i for i, old in superseded.items() if old}, set()
+    while frontier:
+        walked |= frontier
+        for src, _rel, dst, _weight in graph.neighbours(sorted(frontier), ["CONTRADICTS"]):
+            linked[src].add(dst)
+            linked[dst].add(src)
+        reached = {o for card in frontier for o in linked[card]}
+        if unknown := sorted(reached - superseded.keys()):
+            superseded.update({r.id: bool(r.valid_until) for r in graph.card_rows(unknown)})
+        frontier = {o for o in reached if superseded.get(o) and o not in walked}
+    kept: set[str] = set()
+    frontier = {o for card in walked for o in linked[card] if superseded.get(o) is False}  # the live ends
+    while frontier:
+        frontier = {o for card in frontier for o in linked[card] if superseded.get(o) and o not in kept}
+        kept |= frontier
+    return kept & {r.id for r in rows if r.valid_until}
+
+
+def spared(graph: "CardGraph", rows: list["CardRow"]) -> set[str]:
+    """Those of `rows` no reason may forget: depended on, or a live card's history."""
+    return graph.depended_on() | history_of_live(graph, rows)
+
+
 def eligible(rows: list["CardRow"], protected: set[str], now: Any, config: Any) -> dict[str, str]:
     """card id → reason, for the cards that may be forgotten now."""
     return {row.id: why for row in rows if (why := reason(row, protected, now, config)) is not None}
@@ -91,7 +129,7 @@ def forget(memory: "Memory", *, now: Any = None, dry_run: bool = False) -> dict[
     config = memory.config.introspect
     with memory.reading("introspect forget (reading cards)") as graph:
         rows = graph.card_rows()
-        protected = graph.depended_on()
+        protected = spared(graph, rows)
     chosen = eligible(rows, protected, moment, config)
     report = report_of(rows, chosen)
     if dry_run or not chosen:
@@ -99,7 +137,8 @@ def forget(memory: "Memory", *, now: Any = None, dry_run: bool = False) -> dict[
     with memory.writing("introspect forget") as graph:
         with graph:
             # re-check under the lock: a card recalled, warmed up or newly depended on stays
-            now_chosen = eligible(graph.card_rows(list(chosen)), graph.depended_on(), moment, config)
+            now_rows = graph.card_rows(list(chosen))
+            now_chosen = eligible(now_rows, spared(graph, now_rows), moment, config)
             memory.raw.append_log(CURATION_LOG, records(now_chosen, iso(moment)))
             graph.remove_cards(list(now_chosen))
         memory.index.delete_cards(list(now_chosen))

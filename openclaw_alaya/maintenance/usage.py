@@ -18,13 +18,13 @@ empty (its history is a statistic, never memory) and rewritten whole on the next
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..store.fsutil import atomic_write
-from ..store.raw import read_log
 from ..store.trust import read_trusted
 
 if TYPE_CHECKING:
@@ -105,11 +105,10 @@ def _entries(data: dict[str, Any], key: str) -> list[tuple[Any, dict[str, Any]]]
     return [(k, v) for k, v in part.items() if isinstance(v, dict)] if isinstance(part, dict) else []
 
 
-def record(memory: "Memory", paths: list[Path]) -> None:
-    """Under the write lock, before the folded logs are removed: their lines merged into the
-    history (one atomic rewrite)."""
+def record(memory: "Memory", records: Iterable[dict[str, Any]]) -> None:
+    """Under the write lock, before the folded logs are removed: the records the fold read from
+    them (the same ones it counted on the cards) merged into the history (one atomic rewrite)."""
     usage = load(memory)
-    for path in paths:
-        for line in read_log(path):
-            usage.add(line)
+    for line in records:
+        usage.add(line)
     atomic_write(path_of(memory), json.dumps(usage.dump(), ensure_ascii=False, separators=(",", ":")))

@@ -159,10 +159,20 @@ class StoreLock:
             os.umask(old_umask)
 
     def _describe_holder(self) -> str:
-        """Best effort: the writer's note, else readers (which leave no note)."""
+        """Best effort: the writer's note when its process is alive, else who it may be (readers
+        leave no note; a writer between taking the lock and writing its note neither)."""
         try:
             note = json.loads(self._holder_note.read_text())
             age = time.time() - float(note["since"])
+            _alive(int(note["pid"]))  # a note a killed writer left says nothing of now
             return f"{note['operation']} (pid {note['pid']}, {age:.0f}s ago)"
         except (OSError, ValueError, KeyError, TypeError):
-            return "readers (recall or status in other alaya processes)"
+            return "another alaya process (readers such as recall or status leave no note)"
+
+
+def _alive(pid: int) -> None:
+    """Raises ProcessLookupError when no process `pid` exists (another user's counts as alive)."""
+    try:
+        os.kill(pid, 0)
+    except PermissionError:
+        pass

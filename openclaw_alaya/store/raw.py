@@ -391,8 +391,14 @@ def read_log(path: Path) -> list[dict[str, Any]]:
         raise link_refused(path)
     if not path.is_file():
         return []
+    return log_records(read_trusted(path))
+
+
+def log_records(data: bytes) -> list[dict[str, Any]]:
+    """The records in a log's bytes (all of it, or the part read since an earlier read); a line
+    that is not a whole JSON object is skipped."""
     records = []
-    for line in read_trusted(path).decode("utf-8").splitlines():
+    for line in data.decode("utf-8").splitlines():
         try:
             record = json.loads(line)
         except ValueError:

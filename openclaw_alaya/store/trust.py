@@ -94,10 +94,11 @@ def _entries(folder: Path) -> Iterator[tuple[os.DirEntry[str], os.stat_result]]:
         return
 
 
-def read_trusted(path: Path) -> bytes:
+def read_trusted(path: Path, offset: int = 0) -> bytes:
     """The bytes of a file read as trusted, refused (UntrustedDataDirError) unless it is this
     user's and writable by no one else, checked on the open file: the second depth. A link is
-    not followed (it could point anywhere another user chose)."""
+    not followed (it could point anywhere another user chose). `offset`: from that byte on (an
+    append-only log read on from where the last read stopped: maintenance/access.py)."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except OSError as error:
@@ -109,6 +110,7 @@ def read_trusted(path: Path) -> bytes:
         if reason:
             raise UntrustedDataDirError(f"{reason}: another user could have written it; refusing to read it "
                                         "(check what it says, then fix its permissions)")
+        handle.seek(offset)
         return handle.read()
 
 

@@ -3,8 +3,11 @@ official `mcp` SDK. Stdio by default (what Claude Code, Cursor and OpenClaw star
 HTTP with `--http HOST:PORT`, on loopback unless told otherwise (the tools read and change
 private memory: nothing but this machine should reach them).
 
-A user error (bad input, unknown id) is a JSON-RPC error with its one-line message (-32602);
-anything else is a -32603 whose message is one line too, never a traceback. Every string of a
+A user error (bad input, an unknown id, a refusal) is a tool result with `isError` and its
+one-line message, which the model reads and can act on (the 2025-11-25 spec, SEP-1303: tool-input
+errors are tool results, as the SDK already makes schema violations; issue 35); anything else is
+a JSON-RPC error -32603 whose message is one line too, never a traceback. Each tool carries its
+title and behaviour hints (catalog.MCP_INFO) as MCP tool annotations. Every string of a
 result goes through the output sanitiser first (`_guarded`). The engine stays
 warm between calls; every call takes the lock like a command does.
 
@@ -30,7 +33,7 @@ from .. import __version__
 from ..errors import AlayaError, InputError
 from ..safety.output import for_model_json
 from ..store.tokens import TokenBook
-from .catalog import MCP_TOOLS, MemoryTools
+from .catalog import MCP_INFO, MemoryTools
 from .mcp_auth import current_caller
 
 if TYPE_CHECKING:
@@ -38,7 +41,6 @@ if TYPE_CHECKING:
 
     from ..engine import Alaya
 
-INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 INSTRUCTIONS = (
     "Long-term memory (openclaw-alaya). Search before answering questions about past work, "
@@ -49,6 +51,7 @@ INSTRUCTIONS = (
 
 def build(memory: "Alaya", agent: str | None = None, *, http: bool = False) -> "MCPServer":
     from mcp.server.mcpserver import MCPServer
+    from mcp.types import ToolAnnotations
 
     server: MCPServer = MCPServer("openclaw-alaya", instructions=INSTRUCTIONS, version=__version__)
     serial = threading.Lock()
@@ -63,10 +66,15 @@ def build(memory: "Alaya", agent: str | None = None, *, http: bool = False) -> "
             return MemoryTools(memory, agent)
         return MemoryTools(memory, caller.name, origin="untrusted", owner=False)
 
-    for name in MCP_TOOLS:
+    for name, info in MCP_INFO.items():
         method = getattr(MemoryTools(memory, agent), name)  # its signature and text: the tool's schema
         per_call = _per_call(method, lambda name=name: getattr(tools(), name), serial)
-        server.add_tool(_guarded(per_call), name=name, description=inspect.getdoc(method))
+        # all four hints said, so that a client reading only one never falls back to the spec's
+        # defaults (destructive, not idempotent) for a tool that only reads
+        hints = ToolAnnotations(title=info.title, read_only_hint=info.read_only, destructive_hint=info.destructive,
+                                idempotent_hint=info.read_only or info.idempotent, open_world_hint=False)
+        server.add_tool(_guarded(per_call), name=name, title=info.title, description=inspect.getdoc(method),
+                        annotations=hints)
     return server
 
 
@@ -86,7 +94,9 @@ def _per_call(method: Callable[..., Any], bound: Callable[[], Callable[..., Any]
 
 def _guarded(method: Callable[..., Any]) -> Callable[..., Any]:
     """The tool as the SDK calls it: its result as the model may see it (`safety.output`: every
-    string, in one place for every tool), the engine's errors as JSON-RPC errors."""
+    string, in one place for every tool), the engine's errors as `isError` results (`ToolError`),
+    anything else as a JSON-RPC error."""
+    from mcp.server.mcpserver.exceptions import ToolError
     from mcp.shared.exceptions import MCPError
 
     @functools.wraps(method)
@@ -94,7 +104,7 @@ def _guarded(method: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return for_model_json(method(*args, **kwargs))
         except AlayaError as exc:
-            raise MCPError(INVALID_PARAMS, " ".join(str(exc).split())[:500]) from None
+            raise ToolError(" ".join(str(exc).split())[:500]) from None
         except Exception as exc:  # noqa: BLE001 - the client gets one line, the log the rest
             print(f"alaya mcp: {type(exc).__name__}: {exc}", file=sys.stderr)
             raise MCPError(INTERNAL_ERROR, f"internal error: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}") from None

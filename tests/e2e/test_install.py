@@ -175,6 +175,7 @@ def test_release_build_passes_twine_check_and_carries_package_data(clone, tmp_pa
     assert {n.rsplit("/", 1)[1] for n in names if n.startswith("openclaw_alaya/demo/")} == demo
     assert {n.rsplit("/", 1)[1] for n in names if n.startswith("openclaw_alaya/templates/")} == templates
     assert "openclaw_alaya/safety/bip39-english.txt" in names
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), "the MIT licence text is not in the wheel"
 
 
 def _oldest_python() -> str | None:
