@@ -7,6 +7,10 @@ Distills every session in memory (no store) and counts the cards whose title say
 (openclaw_alaya/distill/titles.py has the rule). ``--save`` writes {card key: title};
 ``--against`` reads such a file from another version and reports how many titles changed and
 how many of its titles were contentless by today's rule.
+
+It also reports the rules, preferences and decisions of tests/fixtures/card_types.json (issue 35,
+English and Chinese): how many get their card type and a title that keeps their point (a
+decision's object: "… NOT to use Redis; use Postgres instead").
 """
 
 from __future__ import annotations
@@ -22,9 +26,10 @@ import openclaw_alaya
 from openclaw_alaya.distill import HeuristicDistiller
 from openclaw_alaya.distill.heuristic import title_judge
 from openclaw_alaya.ingest.formats import parse_session
-from openclaw_alaya.models import Session
+from openclaw_alaya.models import Session, Turn
 
 DEMO = Path(openclaw_alaya.__file__).resolve().parent / "demo"
+TYPE_CASES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "card_types.json"
 
 
 def corpora(dataset: Path) -> dict[str, list[Session]]:
@@ -56,6 +61,22 @@ def report(name: str, titles: dict[str, tuple[str, Session]], old: dict[str, str
     return [line] + [f"  contentless: {t!r}" for t in empty[:20]]
 
 
+def typed(cases: list[dict]) -> list[str]:
+    """Per language: the statements typed right, and those whose title keeps their point."""
+    by_lang: dict[str, list[tuple[bool, bool]]] = {}
+    wrong = []
+    for case in cases:
+        session = Session(id="types", started_at="2026-03-01T09:00:00Z",
+                          turns=[Turn(id="t1", role="user", content=case["text"])])
+        card = HeuristicDistiller().distill(session).cards[0]
+        right = (card.type == case["type"], all(w in card.title for w in case["keeps"]))
+        by_lang.setdefault(case["lang"], []).append(right)
+        if not all(right):
+            wrong.append(f"  not by its point: [{card.type}] {card.title!r}")
+    return [f"types {lang}: {sum(t for t, _ in rows)} of {len(rows)} typed right, "
+            f"{sum(k for _, k in rows)} of {len(rows)} titles keep their point" for lang, rows in sorted(by_lang.items())] + wrong
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", type=Path, default=DEFAULT_DATASET)
@@ -71,6 +92,7 @@ def main() -> int:
         titles = titles_of(sessions)
         saved.update({k: t for k, (t, _) in titles.items()})
         print("\n".join(report(name, titles, old)))
+    print("\n".join(typed(json.loads(TYPE_CASES.read_text(encoding="utf-8"))["cases"])))
     if args.save:
         args.save.write_text(json.dumps(saved, ensure_ascii=False, indent=0))
     return 0

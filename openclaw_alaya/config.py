@@ -199,6 +199,11 @@ class IntrospectConfig(_Section):
     # issue 31: an unused card (not owner-stated, COLD, old) is forgotten only at this
     # importance or less: the heuristic distiller gives a plain concept 0.45, a fact 0.55, a decision 0.7+
     forget_max_importance: float = Field(0.5, ge=0, le=1)
+    # issue 31: days a forgotten card's saved copy is kept for `alaya restore` before introspect
+    # deletes it for good. Not measured: the window OpenClaw's deep phase keeps recall evidence
+    # for (30 days), long enough to notice a missing memory, short enough that text the memory
+    # judged noise does not linger; 0 purges the copy at the next introspect
+    forget_purge_after_days: float = Field(30.0, ge=0)
     keep_days: int = Field(14, ge=1)  # daily buckets kept in state/buckets.json
     keep_weeks: int = Field(8, ge=1)
     keep_months: int = Field(12, ge=1)
@@ -217,9 +222,34 @@ class LockConfig(_Section):
 
 class StorageConfig(_Section):
     """Where the stores are kept: a backend registered through the `register_stores` hook
-    (store/backends.py); `embedded` is Kuzu + LanceDB + files in the data directory."""
+    (store/backends.py); `embedded` is Kuzu + LanceDB + files in the data directory, `postgres`
+    one PostgreSQL database that several hosts share (store/postgres/, issue 34)."""
 
     backend: str = "embedded"
+    # postgres: the database (`postgresql://user@host/db?sslmode=…`); ALAYA_DATABASE_URL wins over
+    # it. Never a password here: config.json is copied into backups and shown by `alaya config`
+    url: str | None = None
+    # postgres: which memory in the database this data directory is (one database holds several
+    # teams'); a name, not a measured value
+    store: str = Field("default", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$")
+
+    @field_validator("url")
+    @classmethod
+    def _no_password(cls, url: str | None) -> str | None:
+        if url is not None and url_has_password(url):
+            raise ValueError("a password in config.json is refused: put it in ALAYA_DATABASE_URL, "
+                             "a pgpass file (PGPASSFILE) or a secret file (passfile=…)")
+        return url
+
+
+def url_has_password(url: str) -> bool:
+    """Whether a libpq connection string (URL or `key=value` form) carries a password."""
+    from urllib.parse import parse_qs, urlsplit
+
+    if "://" in url:
+        parts = urlsplit(url)
+        return parts.password is not None or "password" in parse_qs(parts.query)
+    return re.search(r"(^|\s)password\s*=", url) is not None
 
 
 class ServeConfig(_Section):
@@ -262,6 +292,18 @@ class HookConfig(_Section):
     # injects nothing and exits 0: the turn goes on (the plugin gives up after startTimeoutMs, 10 s;
     # a capture holds the write lock ~1 s, so 3 s lets one finish)
     lock_wait_seconds: float = Field(3.0, gt=0)
+    # `hook turn` (issue 32, bridge/turn.py): what a later user message brings back. The cosine
+    # floor between the message's vector and a card's keeps it quiet on messages that need
+    # nothing; its scale is the embedder's, so unset (None) is the floor bench/locomo_plus_turns.py
+    # measured for the embedder in use (bridge/turn.py's MEASURED_FLOORS: hash 0.4, local 0.5;
+    # another embedder adds nothing per turn until this is set)
+    turn_min_similarity: float | None = Field(None, ge=-1, le=1)
+    # cards one message may add at most, and recall's cards the gate looks at: on LoCoMo-Plus the
+    # cue was among the 8 candidates for 10-12% of the triggers, within the first 3 for under 5%
+    turn_max_cards: int = Field(3, ge=0, le=20)
+    turn_candidates: int = Field(8, ge=1, le=50)
+    turn_budget_tokens: int = Field(300, ge=0)  # the whole turn block, frame included: three cards cut to card_chars
+    turn_min_words: int = Field(3, ge=0)  # content words a message needs to be asked about ("ok thanks" has none)
 
 
 # Tools whose results do not bring outside content into a turn; any other tool's result makes

@@ -66,7 +66,13 @@ def register_stores(register: Any) -> None:
 
         return EmbeddedBackend(dirs, config, **wiring)
 
+    def postgres(dirs: Any, config: Any, **wiring: Any) -> Any:
+        from .store.postgres.backend import PostgresBackend
+
+        return PostgresBackend(dirs, config, **wiring)
+
     register("embedded", embedded)
+    register("postgres", postgres)  # issue 34: L3, L1 and the coordinator so far (store/postgres/backend.py)
 
 
 @hookimpl

@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     import pluggy
 
     from .curate.forget import Forgotten
+    from .curate.restore import Restored
     from .distill.plan import DistillPlan
     from .curate.notes import Remembered
     from .curate.triplets import Committed
@@ -416,6 +417,21 @@ class Alaya:
         if criteria is not None:
             return forget.purge(self, _request(forget.Criteria, "purge", **criteria), **options)
         return forget.forget_cards(self, list(cards or []), **options)
+
+    def restore(self, cards: list[str]) -> "Restored":
+        """Put cards introspect forgot back as they were, until their copies are purged
+        (curate/restore.py, issue 31)."""
+        from .curate import restore
+
+        self.dirs.require()
+        return restore.restore(self, list(cards))
+
+    def forgotten(self) -> list[dict[str, Any]]:
+        """The cards introspect forgot that `restore` can bring back: id, title, reason, when."""
+        from .curate import restore
+
+        self.dirs.require()
+        return restore.listing(self)
 
     def entities(self, action: str = "list", name: str | None = None, value: str | None = None,
                  **options: Any) -> dict[str, Any]:

@@ -51,3 +51,8 @@ UNWRITABLE = frozenset({errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOSPC, er
 class UnwritableError(AlayaError):
     """A write the data directory's disk refused part way (full, over quota, read-only): what
     the message says is stored is durable, the rest was not acknowledged."""
+
+
+class DatabaseError(AlayaError):
+    """The storage database could not be reached or refused the connection (the postgres
+    backend, issue 34): one line naming the server, never the password."""

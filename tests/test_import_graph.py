@@ -36,6 +36,7 @@ LAYERS = [
     "redact",
     "plugins",
     "memory",
+    "store.postgres",  # the second backend (issue 34): nothing in store/ reaches into it
     "store",  # a backend is handed its settings: store may use config's types
     "config",
     "store.fsutil",  # atomic writes, config.json's among them

@@ -298,7 +298,8 @@ def test_forget_removes_only_eligible_cards(memory):
     assert forget.forget(memory, now=now, dry_run=True)["eligible"] == 1
     report = forget.forget(memory, now=now)
     assert report["forgotten"] == 1 and report["cards"] == [
-        {"card": "card-forget", "reason": "unused", "title": "An old unused note about a retired cron "}]
+        {"card": "card-forget", "reason": "unused", "title": "An old unused note about a retired cron ",
+         "restorable_until": iso(now + timedelta(days=30))}]  # issue 31: `alaya restore` until then
     left = set(cards_of(memory))
     assert left == {"card-needed", "card-dependent", "card-used", "card-young", "card-warm"}
     assert memory.raw.find("s-old") is not None  # L3 keeps the source

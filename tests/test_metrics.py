@@ -102,7 +102,7 @@ def test_metrics_json_has_the_values_the_store_was_built_for(store):
     assert report["cards_by_session_kind"] == {"interactive": 7, "cron": 2, "unknown": 1}
     assert report["tiers"] == {"HOT": 3, "WARM": 4, "COLD": 3}
     # introspect's forget without a reason (the age rule), one with a reason, the owner's tombstone
-    assert report["forgotten"] == {"total": 3, "by_reason": {"age": 1, "duplicate": 1, "owner": 1}}
+    assert report["forgotten"] == {"total": 3, "by_reason": {"age": 1, "duplicate": 1, "owner": 1}, "restored": 0}
     text = ok(alaya(store, "metrics"))
     assert "recall hit rate: 11/17 (65%)" in text and "3/8 (38%) of the cards at least 7 days old" in text
 

@@ -131,19 +131,26 @@ def build(memory: "Memory", request: StartRequest) -> str:
     for result in memory.hooks.hook.session_start(memory=memory, request=request):
         for section in result if isinstance(result, list) else [result]:
             if isinstance(section, Section) and section.items:
-                section.items = [i for i in section.items if not looks_like_instruction(strip_invisible(f"{i.text}\n{i.short or ''}"))]
+                section.items = safe_items(memory, section.items)
                 sections.append(section)
+    return fit(sections, request.budget, request.tier_split, request.core_share)
+
+
+def safe_items(memory: "Memory", items: list[Item]) -> list[Item]:
+    """The items that may be injected unasked, redacted: none that reads as an order to the
+    agent; secrets out of memories stored before redaction was on, or by plugins. Session
+    start's sections and a turn's block (turn.py, issue 32) both go through here."""
+    items = [i for i in items if not looks_like_instruction(strip_invisible(f"{i.text}\n{i.short or ''}"))]
     from ..redact import from_config
 
-    redactor = from_config(memory.config)  # memories stored before redaction was on, or by plugins
-    if redactor is not None:
+    redactor = from_config(memory.config)
+    if redactor is None:
+        return items
 
-        def redacted(text: str) -> str:
-            return redactor.redact(strip_invisible(text))[0]
+    def redacted(text: str) -> str:
+        return redactor.redact(strip_invisible(text))[0]
 
-        for section in sections:
-            section.items = [Item(redacted(i.text), i.id, redacted(i.short) if i.short else None) for i in section.items]
-    return fit(sections, request.budget, request.tier_split, request.core_share)
+    return [Item(redacted(i.text), i.id, redacted(i.short) if i.short else None) for i in items]
 
 
 def fit(sections: list[Section], budget: int, split: Mapping[str, int] | None = None, core_share: int = 0) -> str:

@@ -1,6 +1,6 @@
 """Commands for memory kept on purpose: `alaya remember`, `correct`, `commit`, `forget`,
-`purge`, `entities` (curate/ in the engine), and `alaya mcp`, the same operations as tools
-for MCP clients."""
+`restore` (what introspect forgot, issue 31), `purge`, `entities` (curate/ in the engine), and
+`alaya mcp`, the same operations as tools for MCP clients."""
 
 from __future__ import annotations
 
@@ -41,6 +41,10 @@ def add_commands(sub: Any, command: Any) -> None:
     forget.add_argument("--limit", type=int, default=5, help="with --query: at most this many cards (default 5)")
     _forget_options(forget)
 
+    restore = command("restore", cmd_restore, "bring back cards introspect forgot, until their saved copies are "
+                      "purged (introspect.forget_purge_after_days)")
+    restore.add_argument("cards", nargs="*", help="card ids")
+    restore.add_argument("--list", action="store_true", help="list the cards that can be restored, with reason and date")
     purge = command("purge", cmd_purge, "forget the cards meeting every given criterion")
     purge.add_argument("--subject-contains", help="an entity or the title contains this (ignoring case)")
     purge.add_argument("--relation", help="cards with a link (or a triplet) of this relation")
@@ -129,6 +133,30 @@ def cmd_forget(args: argparse.Namespace) -> int:
         options["limit"] = args.limit
     result = memory.forget(args.cards or None, session=args.session, query=args.query, **options)
     return _print_forgotten(args, result)
+
+
+def cmd_restore(args: argparse.Namespace) -> int:
+    memory = common.memory(args.data_dir)
+    if args.list == bool(args.cards):
+        raise InputError("restore: give card ids, or --list (one of them)")
+    if args.list:
+        rows = memory.forgotten()
+        if args.json:
+            print_json({"cards": rows})
+            return 0
+        print(f"{len(rows)} forgotten cards can be restored" if rows else "no forgotten cards to restore")
+        for row in rows:
+            print(f"  {row['card']}  {row['reason']}  forgotten {str(row['forgotten_at'])[:10]}, restorable until "
+                  f"{str(row['restorable_until'])[:10]}  {row['title']}")
+        return 0
+    result = memory.restore(args.cards)
+    if args.json:
+        print_json(result.model_dump())
+        return 0
+    print(f"restored {len(result.cards)} cards ({result.links} links)")
+    for card in result.cards:
+        print(f"  {card['id']}  {card['title']}")
+    return 0
 
 
 def cmd_purge(args: argparse.Namespace) -> int:

@@ -8,7 +8,7 @@ a second of imports per call (client.py is the other half, serve.py starts and s
 - It holds no lock and no Kuzu database between requests: each request runs the ordinary CLI
   code (`cli.main`) with the request's argv and stdin, which takes the shared lock, opens Kuzu
   read-only and closes it before releasing (docs/architecture.md, "The lock protocol"). Only
-  `hook session-start`, `hook tool NAME` (the agent tools: memory_store and memory_forget write,
+  `hook session-start`, `hook turn` (issue 32), `hook tool NAME` (the agent tools: memory_store and memory_forget write,
   under the same lock protocol as any writer), `recall`, `trace` and `get` are accepted. Each
   connection has its own thread, which reads the request with a short timeout (a client that
   sends nothing holds only its thread); the commands themselves run one at a time (the CLI
@@ -64,7 +64,7 @@ from .wire import (
 _MAX_REQUEST_BYTES = 64 * 1024 * 1024
 _READ_TIMEOUT = 10.0  # seconds for a client to send its request (it holds only its own thread)
 _TICK = 1.0  # seconds between idle checks (exit, graph snapshot) while no request comes
-_ALLOWED = (("hook", "session-start"), ("hook", "tool"), ("recall",), ("trace",), ("get",))
+_ALLOWED = (("hook", "session-start"), ("hook", "turn"), ("hook", "tool"), ("recall",), ("trace",), ("get",))
 _WRITES = (("hook", "tool", "memory_store"), ("hook", "tool", "memory_forget"))  # never run twice
 _INSTANCE_WAIT = 1.0  # seconds: a client looking at the instance lock holds it for an instant
 # changed by any install of another version (it holds __version__) or a reinstall

@@ -9,6 +9,8 @@ session-start: `{agentId, sessionKey, sessionId, prompt, messages, workspaceDir}
 `{"prependContext": "…"}`, or `{}` when there is nothing to say (no memory yet, budget 0)
 (bridge/inject.py). session-end: `{agentId, sessionKey, sessionId, reason, messages}` → the
 `session_end` hooks (bridge/capture.py), whose reports are merged into one JSON object.
+turn (issue 32): `{agentId, sessionKey, sessionId, prompt, exclude}` → `{"appendSystemContext": "…",
+"cards": […]}` or `{}`: what a later user message brings back (bridge/turn.py).
 tool NAME: `{agentId, sessionKey, sessionId, params}` → `{"text": "…", "details": {…}}`, the
 plugin's agent tools memory_search, memory_get, memory_store and memory_forget (tools/openclaw.py).
 """
@@ -25,6 +27,9 @@ from . import common
 from .common import global_options
 
 
+TURN_LOCK_WAIT_SECONDS = 1.0  # the plugin's turnTimeoutMs: past it nobody waits for `hook turn`
+
+
 def add_commands(sub: Any, command: Any) -> None:
     hook = command("hook", _usage, "OpenClaw hooks: JSON event on stdin, JSON on stdout", json_flag=False)
     hook_sub = hook.add_subparsers(title="hooks", metavar="HOOK")
@@ -34,6 +39,15 @@ def add_commands(sub: Any, command: Any) -> None:
     )
     start.add_argument("--budget", type=int, help="token budget for the text (default: hook.budget_tokens)")
     start.set_defaults(handler=cmd_session_start)
+    turn = hook_sub.add_parser(
+        "turn", parents=[global_options()], help="print what a later user message brings back from memory (issue 32)",
+        description="Read {agentId, sessionKey, sessionId, prompt, exclude} on stdin; print "
+                    "{\"appendSystemContext\": …, \"cards\": […]} or {}.",
+    )
+    turn.add_argument("--budget", type=int, help="token budget for the block (default: hook.turn_budget_tokens)")
+    turn.add_argument("--min-similarity", type=float, help="cosine floor of a card to the message (default: hook.turn_min_similarity)")
+    turn.add_argument("--max-cards", type=int, help="cards at most (default: hook.turn_max_cards)")
+    turn.set_defaults(handler=cmd_turn)
     end = hook_sub.add_parser(
         "session-end", parents=[global_options()], help="capture a session's new messages and distill them",
         description="Read {agentId, sessionKey, sessionId, reason, messages} on stdin; print a JSON report.",
@@ -48,7 +62,7 @@ def add_commands(sub: Any, command: Any) -> None:
 
 
 def _usage(args: argparse.Namespace) -> int:
-    print("usage: alaya hook {session-start,session-end,tool NAME} < event.json", file=sys.stderr)
+    print("usage: alaya hook {session-start,turn,session-end,tool NAME} < event.json", file=sys.stderr)
     return 2
 
 
@@ -101,10 +115,49 @@ def cmd_session_start(args: argparse.Namespace) -> int:
     return 0
 
 
-def _inject_nothing(exc: BaseException) -> int:
-    """session-start on a store it cannot read: one warning line, an empty answer, exit 0."""
-    print(f"alaya: warning: hook session-start: {' '.join(str(exc).split())[:500]}; injected nothing", file=sys.stderr)
+def _inject_nothing(exc: BaseException, what: str = "session-start") -> int:
+    """A hook that injects, on a store it cannot read: one warning line, an empty answer, exit 0."""
+    print(f"alaya: warning: hook {what}: {' '.join(str(exc).split())[:500]}; injected nothing", file=sys.stderr)
     _emit({})
+    return 0
+
+
+def cmd_turn(args: argparse.Namespace) -> int:
+    """`hook turn` (issue 32): the cards a later message brings back that the session does not
+    show yet (bridge/turn.py); `{}` most of the time."""
+    event, repaired = read_event("hook turn")
+    from ..bridge.capture import agent_of, session_of
+    from ..bridge.turn import request_for, turn
+    from ..ingest.repair import warn
+
+    if repaired:
+        warn(repaired)
+    for name in ("budget", "max_cards"):
+        if (getattr(args, name) or 0) < 0:
+            raise InputError(f"--{name.replace('_', '-')} must be 0 or more")
+    if args.min_similarity is not None and not -1 <= args.min_similarity <= 1:
+        raise InputError("--min-similarity must be between -1 and 1")
+    exclude = event.get("exclude")
+    if exclude is not None and not (isinstance(exclude, list) and all(isinstance(i, str) for i in exclude)):
+        raise InputError("hook turn: exclude must be a list of card ids")
+    memory = common.memory(args.data_dir)
+    if not memory.dirs.initialized():
+        _emit({})
+        return 0
+    prompt = event.get("prompt")
+    request = request_for(memory, prompt if isinstance(prompt, str) else "", agent_id=agent_of(event),
+                          session_id=session_of(event), exclude=frozenset(exclude or []), budget=args.budget,
+                          max_cards=args.max_cards, min_similarity=args.min_similarity, now=common.fixed_now())
+    try:
+        memory.dirs.require()
+        # a write elsewhere: answer at once rather than hold the daemon (one command at a time)
+        # for an answer the plugin stopped waiting for after its turnTimeoutMs
+        with memory.reading("hook turn", timeout=TURN_LOCK_WAIT_SECONDS):
+            pass
+        result = turn(memory, request)
+    except (AlayaError, OSError) as exc:  # a damaged store, a held lock or a full disk must not break the turn
+        return _inject_nothing(exc, "turn")
+    _emit({"appendSystemContext": result.text, "cards": result.card_ids} if result.text else {})
     return 0
 
 

@@ -382,7 +382,7 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
                             help="e.g. `alaya completion bash > ~/.local/share/bash-completion/completions/alaya`")
     # hook session-start|end; plugins, introspect, backup, cron; reembed, verify, rebuild, export,
     # import-memex; serve start|run|stop|status; config get|set; remember, correct, commit, forget,
-    # purge, entities, mcp; get, list
+    # restore, purge, entities, mcp; get, list
     for group in (hook, ops, maintenance, serve, configure, curate, cards):
         group.add_commands(sub, command)
     parser._alaya_commands = sub.choices  # type: ignore[attr-defined]  # name → that command's parser

@@ -119,7 +119,9 @@ def render_metrics(report: dict[str, Any]) -> str:
     for key in ("cards_by_origin", "cards_by_session_kind", "tiers"):
         lines.append(f"{key.replace('_', ' ')}: {_inline(report[key])}")
     if "forgotten" in report:
-        lines.append(f"forgotten: {report['forgotten']['total']} ({_inline(report['forgotten']['by_reason'])})")
+        gone = report["forgotten"]
+        restored = f"; {gone['restored']} restored" if gone.get("restored") else ""
+        lines.append(f"forgotten: {gone['total']} ({_inline(gone['by_reason'])}){restored}")
     return "\n".join(lines)
 
 

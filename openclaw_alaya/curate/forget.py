@@ -8,17 +8,22 @@ text, never the text); curate/purge.py carries them out, crash-safe, from every 
 derived text: the cards out of L2 and L1 and their context copies out of L3; `purge_raw` also
 blanks the source turns in the session files (a whole session's files are deleted). A rebuild,
 a re-capture or an import does not bring anything back (store/tombstones.py).
+
+A card introspect forgot is out of L2 but its copy is kept for `alaya restore` (issue 31,
+curate/restore.py): by id, by session and by criteria the owner's forget finds those copies
+too, and curate/purge.py deletes them with the rest, so the text lingers nowhere. (A query
+finds only what recall finds: cards in L2.)
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
 from ..errors import InputError, NotFoundError
 from ..models import Card, check_id, now_iso
-from ..store import tombstones
+from ..store import forgotten, tombstones
 from .purge import carry_out
 
 if TYPE_CHECKING:
@@ -54,6 +59,7 @@ def forget_cards(memory: "Memory", ids: list[str], *, reason: str | None = None,
         raise InputError("name at least one card to forget")
     with memory.reading("forget (finding the cards)") as graph:
         cards = graph.get_cards(ids)
+    cards |= _saved(memory, [cid for cid in ids if cid not in cards])
     missing = [cid for cid in ids if cid not in cards]
     if missing:
         raise NotFoundError(f"no card {missing[0]!r}")
@@ -72,7 +78,9 @@ def forget_session(memory: "Memory", session_id: str, *, reason: str | None = No
         cards = graph.get_cards(ids)
     if known is None and memory.raw.find(session_id) is None:
         raise NotFoundError(f"no session {session_id!r}")
+    saved = [Card.model_validate(c["card"]) for c in forgotten.all_copies(memory.dirs.state)]
     only = [c for c in cards.values() if {s.session_id for s in c.sources} <= {session_id}]
+    only += [c for c in saved if {s.session_id for s in c.sources} == {session_id}]
     report = _forget(memory, only, reason=reason or "session forgotten by request", purge_raw=False, dry_run=dry_run,
                      session=session_id, purge_session=purge_raw)
     return report
@@ -84,9 +92,15 @@ def purge(memory: "Memory", criteria: Criteria, *, reason: str | None = None, pu
         raise InputError("purge needs at least one criterion (subject_contains, relation_type, time_before): "
                          "without one it would forget everything")
     with memory.reading("purge (matching cards)") as graph:
-        cards = _matching(graph, criteria)
-    return _forget(memory, cards, reason=reason or f"purged: {criteria.model_dump(exclude_none=True)}",
-                   purge_raw=purge_raw, dry_run=dry_run)
+        cards = _matching(memory, graph, criteria)
+    return _forget(memory, cards, reason=reason or _purge_reason(criteria), purge_raw=purge_raw, dry_run=dry_run)
+
+
+def _purge_reason(criteria: Criteria) -> str:
+    """The tombstone's reason for a purge: which criteria, never the subject's words (the
+    tombstone outlives the purge, and those words are what was meant to go)."""
+    given = criteria.model_dump(exclude_none=True)
+    return "purged by " + ", ".join(key if key == "subject_contains" else f"{key} {value}" for key, value in given.items())
 
 
 def forget_query(memory: "Memory", query: str, *, limit: int = 5, reason: str | None = None, purge_raw: bool = False,
@@ -99,7 +113,7 @@ def forget_query(memory: "Memory", query: str, *, limit: int = 5, reason: str | 
     ids = [n.card_id for n in found.nodes][:limit]
     if not ids:
         return Forgotten(dry_run=dry_run)
-    return forget_cards(memory, ids, reason=reason or f"forgotten by query {query[:80]!r}", purge_raw=purge_raw,
+    return forget_cards(memory, ids, reason=reason or "forgotten by query", purge_raw=purge_raw,
                         dry_run=dry_run)
 
 
@@ -120,9 +134,15 @@ def _forget(memory: "Memory", cards: list[Card], *, reason: str, purge_raw: bool
     return report
 
 
-def _matching(graph: "CardGraph", criteria: Criteria) -> list[Card]:
+def _saved(memory: "Memory", ids: list[str]) -> dict[str, Card]:
+    """The cards of `ids` whose saved copy is kept (introspect forgot them)."""
+    return {cid: Card.model_validate(c["card"]) for cid, c in forgotten.load(memory.dirs.state, ids).items()}
+
+
+def _matching(memory: "Memory", graph: "CardGraph", criteria: Criteria) -> list[Card]:
     """Cards meeting every given criterion: an entity or the title containing the subject
-    (ignoring case); an edge of the relation (or a triplet of it); dated before the time."""
+    (ignoring case); an edge of the relation (or a triplet of it); dated before the time. In L2,
+    and among the saved copies of cards introspect forgot."""
     from ..distill.dates import iso_of, parse_when
     from ..models import normalise_relation
 
@@ -131,7 +151,18 @@ def _matching(graph: "CardGraph", criteria: Criteria) -> list[Card]:
         before = iso_of(parse_when(criteria.time_before))
         if before is None:
             raise InputError(f"time_before {criteria.time_before!r} is not a date (e.g. 2026-11-01)")
-    ids = graph.cards_matching_purge(
-        subject=criteria.subject_contains.lower() if criteria.subject_contains else None, before=before,
-        relation=normalise_relation(criteria.relation_type) if criteria.relation_type else None)
-    return list(graph.get_cards(ids).values())
+    subject = criteria.subject_contains.lower() if criteria.subject_contains else None
+    relation = normalise_relation(criteria.relation_type) if criteria.relation_type else None
+    ids = graph.cards_matching_purge(subject=subject, before=before, relation=relation)
+    saved = [c for c in forgotten.all_copies(memory.dirs.state) if _copy_matches(c, subject, before, relation)]
+    return [*graph.get_cards(ids).values(), *(Card.model_validate(c["card"]) for c in saved)]
+
+
+def _copy_matches(copy: dict[str, Any], subject: str | None, before: str | None, relation: str | None) -> bool:
+    """`cards_matching_purge`'s criteria on a saved copy (its card and its edges)."""
+    card = copy["card"]
+    named = [card.get("title") or "", *(card.get("entities") or [])]
+    return ((subject is None or any(subject in name.lower() for name in named))
+            and (before is None or str(card.get("valid_from") or card.get("created_at") or "") < before)
+            and (relation is None or f"rel:{relation}" in (card.get("tags") or [])
+                 or any(e.get("rel") == relation for e in copy.get("edges") or [])))

@@ -15,7 +15,8 @@ derived from it, in steps that each can be run again:
    session file (they may have been taken from what went); entities no card mentions any more;
 4. L1: the cards' rows;
 5. `state/`'s caches of derived text (the integrated summary, time buckets, the LLM summary):
-   deleted, each is recomputed from what is left when next wanted;
+   deleted, each is recomputed from what is left when next wanted; and the cards' saved copies
+   (`state/forgotten/`, kept for `alaya restore` when introspect forgot them: issue 31);
 6. the stores scrubbed (`Backend.scrub`): a Kuzu delete leaves the strings on its pages and a
    LanceDB delete leaves them in old fragments and versions;
 7. the intent removed.
@@ -32,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..models import Card
 from ..redact import clean_text
-from ..store import tombstones
+from ..store import forgotten, tombstones
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -103,6 +104,7 @@ def _apply(memory: "Memory", records: list[Record]) -> int:
         memory.index.delete_cards(card_ids)
         for path in memory.dirs.derived_text:
             path.unlink(missing_ok=True)
+        forgotten.erase(memory.dirs.state, card_ids)
         memory.storage.scrub()
     return purged
 

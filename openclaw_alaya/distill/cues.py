@@ -43,6 +43,10 @@ TYPE_CUES: dict[str, dict[str, list[str]]] = {
             "i really like", "i really love", "i adore", "i want",
             "我喜欢", "偏好", "习惯", "我更喜欢", "请用", "请始终", "我讨厌", "我不喜欢", "最爱",
             "我爱", "请不要", "我想要", "我希望", "更喜欢", "喜欢用",
+            # rules a team keeps are what it insists on (issue 35): "We use pnpm for all …",
+            # 告警只发到飞书群; "Never deploy on Fridays" is PREFERENCE_RULE_RE below
+            "we use", "we always", "we never", "we only use", "our rule is", "the rule is",
+            "只发", "只用", "一律", "统一用", "统一使用", "我们用", "我们使用", "我们只用", "禁止", "不允许", "不准",
         ],
         "weak": ["love", "favorite", "favourite", "prefer", "enjoy", "passionate about", "喜欢"],
     },
@@ -85,6 +89,10 @@ CAUSE_IS = [
     "turned out to be", "it turns out", "原因是", "根因", "起因", "罪魁祸首",
 ]
 CAUSE_FORWARD_RE_EXTRA = [r"\bsince (?:we|i|it|they|he|she|you|the|this|that|there|our|my)\b"]
+# A rule as an imperative with what it is about, opening a sentence: "Never deploy checkout on
+# Fridays.", "Always run the linter first." (a preference: what someone insists on). Not "Never
+# mind", "Always be …", nor a bare "Never npm here." (a "no" whose stance follows).
+PREFERENCE_RULE_RE = [r"(?:^|(?<=[.!?]\s))(?:never|always)\s+(?!mind\b|be\b|been\b|again\b|ever\b)[a-z]{3,}(?:\s+[\w-]+){2}"]
 CAUSE_REVERSE = ["led to", "leads to", "resulted in", "results in", "导致", "造成", "引起", "使得"]
 CAUSE_REVERSE_RE_EXTRA = [r"\b(?:caus|trigger)(?:ed|es|s)\b(?!\s+by)"]
 # Negated dependency phrases cancel a DEPENDS match ("不需要" contains "需要").
@@ -289,4 +297,5 @@ _SETS["cause_is"] = CAUSE_IS
 _SETS["cause_rev"] = CAUSE_REVERSE
 _SETS["depends"] = DEPENDS
 _SETS["depends_neg"] = DEPENDS_NEG
-CUES = CueMatcher(_SETS, {"cause_fwd": CAUSE_FORWARD_RE_EXTRA, "cause_rev": CAUSE_REVERSE_RE_EXTRA})
+CUES = CueMatcher(_SETS, {"cause_fwd": CAUSE_FORWARD_RE_EXTRA, "cause_rev": CAUSE_REVERSE_RE_EXTRA,
+                          "preference.strong": PREFERENCE_RULE_RE})

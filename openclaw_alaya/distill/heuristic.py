@@ -59,6 +59,7 @@ _ROLE_ONLY = {"user", "assistant", "system", "tool", "agent", "human", "ai", "bo
 _STANCE_TYPES = frozenset({"decision", "preference"})  # titles name the decision or preference
 # "We decided:", "Recorded the decision:", "先说几个我的偏好：": a label before what it announces.
 _LABEL_RE = re.compile(r"^([^:：]{1,30})(?::\s+|：\s*)(?=\S)")
+_SCOPE_RE = re.compile(r"^[^:：]{1,80}(?::\s+|：\s*)(?=\S)")  # "For the session cache of …: " (issue 35)
 _BASE_IMPORTANCE = {
     "decision": 0.7, "gotcha": 0.7, "preference": 0.65, "pattern": 0.6, "fact": 0.55, "concept": 0.45,
 }
@@ -517,7 +518,19 @@ class _Context:
         label = _LABEL_RE.match(stance)
         if label and self._states(label.group(1), ctype) and not self.judge.contentless(stance[label.end():]):
             stance = stance[label.end():]
+        elif len(stance) > TITLE_MAX:
+            stance = self._without_scope(stance, ctype)
         return self._clean_title(stance)
+
+    def _without_scope(self, stance: str, ctype: str) -> str:
+        """A stance too long for a title without the scope that opens it ("For the session cache
+        of the checkout service: we decided NOT to use Redis; use Postgres instead." → "We
+        decided NOT to use Redis; use Postgres instead.", issue 35): cut at the end, the title
+        kept the scope and lost what was chosen, and session start shows titles first. The
+        scope stays in the content."""
+        scope = _SCOPE_RE.match(stance)
+        rest = stance[scope.end():] if scope else ""
+        return rest if rest and len(rest) <= TITLE_MAX and self._states(rest, ctype, strong=True) else stance
 
     def _candidates(self, sentences: list[str]) -> list[str]:
         """Titles that sentences outside code fences would give."""

@@ -37,7 +37,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..curate.restore import copies_of, restored
 from ..models import index_row, index_text
+from ..store import forgotten as saved
 from ..store.raw import CURATION_LOG, log_lines
 from . import access, consolidate, forget, temperature
 from .common import as_datetime, iso
@@ -52,7 +54,15 @@ log = logging.getLogger(__name__)
 
 
 def run(memory: "Memory", names: set[str], *, now: Any = None) -> dict[str, dict[str, Any]]:
-    """The reports of the named steps (a subset of STEPS), applied in one write-lock hold."""
+    """The reports of the named steps (a subset of STEPS), applied in one write-lock hold; then
+    forget's saved copies past the purge window deleted (forget.purge_copies)."""
+    reports = _run(memory, names, now=now)
+    if "forget" in reports:
+        reports["forget"]["copies_purged"] = forget.purge_copies(memory, now=now)
+    return reports
+
+
+def _run(memory: "Memory", names: set[str], *, now: Any = None) -> dict[str, dict[str, Any]]:
     moment = as_datetime(now)
     stamp = iso(moment)
     intro, tconf = memory.config.introspect, memory.config.temperature
@@ -60,11 +70,12 @@ def run(memory: "Memory", names: set[str], *, now: Any = None) -> dict[str, dict
     reports: dict[str, dict[str, Any]] = {}
 
     # --- one snapshot ---------------------------------------------------------------------
+    kept = restored(memory) if want["forget"] else set()
     with memory.reading("introspect (reading cards)") as graph:
         rows = graph.card_rows()
         linked = graph.similar_linked() if want["consolidate"] else set()
         counts = graph.relation_counts() if want["consolidate"] else {}
-        protected = forget.spared(graph, rows) if want["forget"] else set()
+        protected = forget.spared(graph, rows) | kept if want["forget"] else set()
         if want["consolidate"]:
             ids, vectors = memory.index.all_vectors()
             indexed = set(ids)
@@ -120,7 +131,7 @@ def run(memory: "Memory", names: set[str], *, now: Any = None) -> dict[str, dict
     if want["forget"]:
         shielded = {mapping.get(c, c) for c in protected}
         chosen = forget.eligible(list(future.values()), shielded, moment, intro)
-        reports["forget"] = forget.report_of(list(future.values()), chosen)
+        reports["forget"] = forget.report_of(list(future.values()), chosen, moment, intro)
 
     if not (by_keep or similar or folding.reads or cool["updates"] or cool["add_rows"] or chosen):
         return reports
@@ -136,7 +147,7 @@ def run(memory: "Memory", names: set[str], *, now: Any = None) -> dict[str, dict
             prepared = consolidate.prepare(memory, by_keep, cards, indexed, stamp)
     batch = _Batch(
         moment=moment, stamp=stamp, prepared=prepared, similar=similar, hits=hits, last=last, folding=folding,
-        updates=cool["updates"], chosen=chosen, restore=restore,
+        updates=cool["updates"], chosen=chosen, kept=kept, restore=restore,
         restore_vectors=memory.embedder.embed([index_text(c) for c in restore]) if restore else None)
 
     # --- one write-lock hold -----------------------------------------------------------------
@@ -166,6 +177,7 @@ class _Batch:
     folding: access.Folding  # the rotated logs and their records, the logs removed once folded
     updates: list[dict[str, Any]]  # temperatures and tiers
     chosen: dict[str, str]  # forget's candidates and their reasons, re-checked in the transaction
+    kept: set[str]  # cards the owner restored (curate/restore.py): never forgotten again
     restore: list[Card]  # cards without an L1 row (COLD in a store of before issue 31): it comes back…
     restore_vectors: np.ndarray | None  # …with these vectors
 
@@ -178,6 +190,7 @@ class _Applied:
     found: int  # cards whose access counts were folded in
     present: set[str]  # restored cards still in the graph
     forgotten: dict[str, str]  # card → reason
+    copies: list[dict[str, Any]]  # what `alaya restore` needs of each, saved before the graph changes
     curation: str  # the lines for the L3 log, serialised outside the lock when the copy is used
 
 
@@ -214,14 +227,18 @@ def _apply(memory: "Memory", batch: _Batch, intro: Any, operation: str) -> _Appl
                 batch = dataclasses.replace(batch, hits=hits, last=last)
                 applied = None  # the copy has other counts
             if copy is not None and applied is not None and copy.unchanged():
+                saved.save(memory.dirs.state, applied.copies)
                 memory.raw.append_lines(CURATION_LOG, applied.curation)  # L3 before L2
                 held.lap("L3 log")
                 copy.install()
                 held.lap("swap")
                 how = "shadow"
             else:
+                if batch.chosen:  # a restore meanwhile changed the graph (so no copy): spare it
+                    batch = dataclasses.replace(batch, kept=restored(memory))
                 with graph:
                     applied = _apply_graph(graph, batch, intro)
+                    saved.save(memory.dirs.state, applied.copies)
                     memory.raw.append_lines(CURATION_LOG, applied.curation)  # before the commit
                 held.lap("graph in place")
                 how = "in-place"
@@ -245,14 +262,16 @@ def _apply_graph(graph: "UpkeepGraph", batch: _Batch, intro: Any) -> _Applied:
         temperature.apply_updates(graph, [u for u in batch.updates if u["id"] not in gone])
     present = graph.present_ids([c.id for c in batch.restore])
     forgotten: dict[str, str] = {}
+    copies: list[dict[str, Any]] = []
     if batch.chosen:
         # re-check on the cards as this transaction left them: recalled, warmed up or newly
         # depended on meanwhile stays
         now_rows = graph.card_rows(list(batch.chosen))
-        forgotten = forget.eligible(now_rows, forget.spared(graph, now_rows), batch.moment, intro)
+        forgotten = forget.eligible(now_rows, forget.spared(graph, now_rows) | batch.kept, batch.moment, intro)
+        copies = copies_of(graph, forgotten, batch.stamp)  # type: ignore[arg-type]
         graph.remove_cards(list(forgotten))
     curation = log_lines(done["curation"] + forget.records(forgotten, batch.stamp))
-    return _Applied(done=done, found=found, present=present, forgotten=forgotten, curation=curation)
+    return _Applied(done=done, found=found, present=present, forgotten=forgotten, copies=copies, curation=curation)
 
 
 def _apply_index(memory: "Memory", batch: _Batch, applied: _Applied) -> None:

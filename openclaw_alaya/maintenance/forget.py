@@ -25,7 +25,13 @@ card is (`spared`).
 L3 keeps everything: the session files and the card's context file stay, and the forget is
 recorded in `raw/curation.jsonl` as {"op": "forget", "card", "ts", "reason"} so that `alaya
 rebuild` does not bring the card back and metrics can count forgets by reason. `alaya
-introspect --dry-run` lists each card it would forget with its reason.
+introspect --dry-run` lists each card it would forget with its reason and until when it could
+be restored.
+
+A forget can be undone until purged: a copy of each card is saved first, under the same write
+hold (curate/restore.py, state/forgotten/), `alaya restore CARD` puts it back, and a card once
+restored is never forgotten by age again. `purge_copies` (run by the same step) deletes the
+copies older than `introspect.forget_purge_after_days`.
 """
 
 from __future__ import annotations
@@ -34,7 +40,9 @@ import re
 from collections import Counter, defaultdict
 from typing import TYPE_CHECKING, Any
 
+from ..curate import restore
 from ..distill.cues import FILLER_WORDS
+from ..store import forgotten
 from ..store.raw import CURATION_LOG
 from ..text import content_words
 from .common import as_datetime, iso, parse_time
@@ -111,12 +119,16 @@ def eligible(rows: list["CardRow"], protected: set[str], now: Any, config: Any) 
     return {row.id: why for row in rows if (why := reason(row, protected, now, config)) is not None}
 
 
-def report_of(rows: list["CardRow"], chosen: dict[str, str]) -> dict[str, Any]:
-    """The step's report: each card it would forget (the first 50) with its reason and title."""
+def report_of(rows: list["CardRow"], chosen: dict[str, str], moment: Any, config: Any) -> dict[str, Any]:
+    """The step's report: each card it would forget (the first 50) with its reason, title, and
+    until when `alaya restore` can bring it back."""
     titles = {r.id: r.title for r in rows}
+    until = restore.until(iso(moment), config.forget_purge_after_days)
     return {"cold": sum(1 for r in rows if r.tier == "COLD"), "eligible": len(chosen), "forgotten": 0,
             "reasons": dict(sorted(Counter(chosen.values()).items())),
-            "cards": [{"card": c, "reason": why, "title": titles.get(c, "")} for c, why in list(chosen.items())[:50]]}
+            "restorable_days": config.forget_purge_after_days,
+            "cards": [{"card": c, "reason": why, "title": titles.get(c, ""), "restorable_until": until}
+                      for c, why in list(chosen.items())[:50]]}
 
 
 def records(forgotten: dict[str, str], stamp: str) -> list[dict[str, Any]]:
@@ -127,20 +139,28 @@ def records(forgotten: dict[str, str], stamp: str) -> list[dict[str, Any]]:
 def forget(memory: "Memory", *, now: Any = None, dry_run: bool = False) -> dict[str, Any]:
     moment = as_datetime(now)
     config = memory.config.introspect
+    kept = restore.restored(memory)
     with memory.reading("introspect forget (reading cards)") as graph:
         rows = graph.card_rows()
-        protected = spared(graph, rows)
+        protected = spared(graph, rows) | kept
     chosen = eligible(rows, protected, moment, config)
-    report = report_of(rows, chosen)
+    report = report_of(rows, chosen, moment, config)
     if dry_run or not chosen:
-        return report
+        return {**report, "copies_purged": purge_copies(memory, now=moment, dry_run=dry_run)}
     with memory.writing("introspect forget") as graph:
         with graph:
-            # re-check under the lock: a card recalled, warmed up or newly depended on stays
+            # re-check under the lock: a card recalled, warmed up, restored or newly depended on stays
             now_rows = graph.card_rows(list(chosen))
-            now_chosen = eligible(now_rows, spared(graph, now_rows), moment, config)
+            now_chosen = eligible(now_rows, spared(graph, now_rows) | restore.restored(memory), moment, config)
+            forgotten.save(memory.dirs.state, restore.copies_of(graph, now_chosen, iso(moment)))  # before L2 changes
             memory.raw.append_log(CURATION_LOG, records(now_chosen, iso(moment)))
             graph.remove_cards(list(now_chosen))
         memory.index.delete_cards(list(now_chosen))
     report["forgotten"] = len(now_chosen)
-    return report
+    return {**report, "copies_purged": purge_copies(memory, now=moment)}
+
+
+def purge_copies(memory: "Memory", *, now: Any = None, dry_run: bool = False) -> int:
+    """The step's last part (batched or not): the saved copies past the purge window deleted;
+    how many."""
+    return len(restore.purge_expired(memory, as_datetime(now), dry_run=dry_run))

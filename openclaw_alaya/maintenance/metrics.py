@@ -13,7 +13,8 @@ README's ("Memory health"); in short:
   near 0 one type dominates; a growing k with a high normalised H reads as fragmentation;
 - cards per origin, per session kind and per tier (tiers as the graph holds them);
 - cards forgotten by reason: introspect's forgets in `raw/curation.jsonl` (their `reason`, or
-  "age" for the rule that had none) and the owner's in `raw/tombstones.jsonl` ("owner").
+  "age" for the rule that had none) not undone by `alaya restore` (counted as `restored`), and
+  the owner's in `raw/tombstones.jsonl` ("owner").
 
 Reads only: one shared-lock hold for the graph, the usage history and the unfolded access log
 together (a fold merges a log into the history and removes it in one write-lock hold, so
@@ -126,13 +127,20 @@ def tiers(census: list["CardCensus"]) -> dict[str, int]:
 
 def forgotten_by_reason(memory: "Memory") -> dict[str, Any]:
     """Cards forgotten, per reason: introspect's (curation log; "age" where no reason was kept)
-    and the owner's deliberate ones (tombstones)."""
-    reasons: Counter = Counter()
+    less those `alaya restore` brought back (`restored`), and the owner's deliberate ones
+    (tombstones)."""
+    gone: list[tuple[str, str]] = []  # (card, reason) of introspect's forgets, in log order
+    restored = 0
     for record in read_log(memory.raw.log_path(CURATION_LOG)):
-        if record.get("op") == "forget" and record.get("card"):
-            reasons[str(record.get("reason") or "age")] += 1
+        card = str(record.get("card") or "")
+        if record.get("op") == "forget" and card:
+            gone.append((card, str(record.get("reason") or "age")))
+        elif record.get("op") == "restore" and (undone := [g for g in gone if g[0] == card]):
+            gone.remove(undone[-1])
+            restored += 1
+    reasons: Counter = Counter(why for _card, why in gone)
     reasons["owner"] += sum(1 for r in tombstones.read(memory.raw) if r.get("kind") == "card" and r.get("id"))
-    return {"total": sum(reasons.values()), "by_reason": _most_first(+reasons)}
+    return {"total": sum(reasons.values()), "by_reason": _most_first(+reasons), "restored": restored}
 
 
 def headline(report: dict[str, Any]) -> str:

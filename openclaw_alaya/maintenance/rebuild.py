@@ -8,7 +8,9 @@ layout").
    `raw/links.jsonl` (links made with `alaya link`) and `raw/curation.jsonl` (the resolver's
    merges, CONTRADICTS links and supersedes — an old fact's `valid_until` — introspect's
    merges, forgets and SIMILAR_TO links, and what `alaya correct`, `commit` and `entities`
-   did, reflect's confidence steps on opinions and its entity summary cards). A replayed merge forwards the merged id to the kept card as the merge did
+   did, reflect's confidence steps on opinions and its entity summary cards). A forget sets its
+   card aside with its edges (curate/restore.py) and a later `restore` record puts it back, so
+   a card `alaya restore` brought back stays and one still forgotten stays out. A replayed merge forwards the merged id to the kept card as the merge did
    (consolidate.merge_in_graph), so old ids keep resolving. Sessions and cards forgotten on
    purpose (`raw/tombstones.jsonl`) are not derived.
    Usage (access counts, last access, creation time, temperature and tier) is carried over from the old graph for cards that still exist (not
@@ -33,6 +35,7 @@ from pydantic import ValidationError
 
 from .. import redact
 from ..curate import purge
+from ..curate.restore import Copy, copies_of, hand_over, put_back
 from ..distill.plan import DistillPlan, apply, prepare
 from ..errors import DamagedStoreError
 from ..models import (
@@ -91,6 +94,7 @@ class _Build:
         self.memory, self.stores, self.stamp = memory, stores, iso(moment)
         self.seen: dict[str, tuple[int, int]] | None = None  # nothing derived yet
         self.logged = {LINKS_LOG: 0, CURATION_LOG: 0}  # log records replayed so far
+        self.set_aside: dict[str, Copy] = {}  # cards a replayed forget took out, for a later restore record
 
     def catch_up(self, report: dict[str, Any], usage: dict[str, Any] | None = None) -> bool:
         """Derive what L3 holds and the build does not yet (everything, the first time): new
@@ -111,7 +115,7 @@ class _Build:
                 index.upsert_relations(core, embedder.embed([r["description"] for r in core]))
                 graph.create_schema()
             _distill(self.memory, graph, index, sorted(changed), report, self.stamp)
-            replayed = _replay(self.memory, graph, index, self.stamp, self._new_records())
+            replayed = _replay(self.memory, graph, index, self.stamp, self._new_records(), self.set_aside)
             _drop_forgotten(self.memory, graph, index)
             report["replayed"] = {k: report["replayed"].get(k, 0) + n for k, n in replayed.items()}
             if usage is not None:
@@ -245,16 +249,18 @@ def _apply_batch(batch: list[DistillPlan], graph: "UpkeepGraph", contexts: Any, 
     report["links"] += links
 
 
-def _replay(memory: "Memory", graph: "UpkeepGraph", index: Any, stamp: str, records: list[dict[str, Any]]) -> dict[str, int]:
+def _replay(memory: "Memory", graph: "UpkeepGraph", index: Any, stamp: str, records: list[dict[str, Any]],
+            set_aside: dict[str, Copy]) -> dict[str, int]:
     """L3 log records in time order: manual links, then the resolver's and introspect's
-    merges, links (CONTRADICTS, SIMILAR_TO), supersedes (`valid_until`) and forgets."""
+    merges, links (CONTRADICTS, SIMILAR_TO), supersedes (`valid_until`), forgets (each card
+    kept in `set_aside`) and restores (put back from it)."""
     from ..distill.resolver import merged_card
     from .consolidate import merge_in_graph
 
     from ..curate import entities
 
-    done = {"link": 0, "merge": 0, "forget": 0, "supersede": 0, "entity": 0, "confidence": 0, "summary": 0,
-            "skipped": 0}
+    done = {"link": 0, "merge": 0, "forget": 0, "restore": 0, "supersede": 0, "entity": 0, "confidence": 0,
+            "summary": 0, "skipped": 0}
     customs: set[str] = set()
     for r in records:
         op = r.get("op")
@@ -283,9 +289,20 @@ def _replay(memory: "Memory", graph: "UpkeepGraph", index: Any, stamp: str, reco
             if not card or not graph.get_cards([card]):
                 done["skipped"] += 1
                 continue
+            for copy in copies_of(graph, {card: str(r.get("reason") or "")}, r.get("ts") or stamp):  # type: ignore[arg-type]
+                set_aside[card] = copy
             graph.remove_cards([card])
             index.delete_cards([card])
             done["forget"] += 1
+        elif op == "restore":
+            copy = set_aside.pop(str(r.get("card") or ""), None)
+            if copy is None:
+                done["skipped"] += 1
+                continue
+            back = put_back(graph, [copy])  # type: ignore[arg-type]
+            hand_over([copy], set_aside)
+            index.upsert_cards([index_row(c) for c in back], memory.embedder.embed([index_text(c) for c in back]))
+            done["restore"] += 1
         elif op == "entity":  # `alaya entities` and commit's entity types
             entities.apply(graph, r)
             done["entity"] += 1

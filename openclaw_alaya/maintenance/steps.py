@@ -7,7 +7,8 @@ the built-in plugin), in the order they run:
     20 consolidate                          merge duplicates, link similar cards, review relation names
     30 fold-access                          the recall access log → access_count / last_accessed
     40 cool-down                            temperatures and tiers (every tier keeps its L1 row)
-    50 forget                               filler, superseded and unused cards (never owner-stated by age)
+    50 forget                               filler, superseded and unused cards (never owner-stated by age),
+                                            restorable until their saved copies are purged (forget.py)
     55 core                                 the curated core promoted by recall evidence, MEMORY.md (core.py)
     70 optimize                             compact LanceDB, fold new rows into its indexes
     80 time-buckets                         daily / weekly / monthly summaries in state/buckets.json

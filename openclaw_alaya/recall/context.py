@@ -8,6 +8,15 @@ share beat keeping the better of the two scores and beat summing both neighbours
 The distiller writes a question/answer card and then the reply's own card, so the turn after a
 reply is often two cards along: the walk goes on past the first card at a smaller share
 (`recall.context_reach`, `context_further`).
+
+A best entry with no session neighbour at all (a note stored with `remember`, a workspace line,
+a one-card session) is its own context (issue 35): it gains the share of its own score, as a card
+whose neighbour matches as well as it does. Without that, every card of a conversation could
+outscore the note that answers a question word for word ("db-stage-2" ranked the just-remembered
+fact third, behind two incident cards raised by their neighbours). Half its own score (`ALONE`):
+on bench/ranking.py's tune half hit@1 was 0.818 at 0.25, 0.5 and 1.0, and 0.5 kept the 67
+earlier questions at or above their figures; 1.0 let a short note that shares one word
+("staging database") outrank the decision that answers "which graph database did we choose".
 """
 
 from __future__ import annotations
@@ -16,6 +25,7 @@ import heapq
 from typing import Protocol
 
 SESSION_NEXT = "TEMPORAL_NEXT"
+ALONE = 0.5  # a lone entry's context per its own score (issue 35): measured on bench/ranking.py, see below
 
 
 class _Edges(Protocol):
@@ -37,7 +47,11 @@ def session_neighbours(graph: _Edges, scores: dict[str, float], parents: int, sh
     factor = share
     for hop in range(reach):
         reached: dict[str, tuple[float, str]] = {}
-        for src, _rel, dst, _weight in graph.neighbours(list(frontier), [SESSION_NEXT]):
+        edges = graph.neighbours(list(frontier), [SESSION_NEXT])
+        if hop == 0:
+            linked = {src for src, *_ in edges} | {dst for _, _, dst, _ in edges}
+            reached.update({cid: (scores[cid] * share * ALONE, cid) for cid in best if cid not in linked})
+        for src, _rel, dst, _weight in edges:
             carried, entry = frontier[src]
             if hop and dst in entries:  # back at an entry: it gives its own share
                 continue

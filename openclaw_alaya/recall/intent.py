@@ -37,7 +37,22 @@ class Intent:
     answers: frozenset[str] = frozenset()  # card types and kinds (their names do not overlap)
     near: frozenset[str] = frozenset()  # types that often answer it as well
     dated: bool = False  # a card with a date (`occurred`) answers it too
+    states: re.Pattern[str] | None = None  # a card whose text says this answers it (issue 35)
     entity: str | None = None  # the entity the entity or opinion shape asks about
+
+
+# A card that names a cause, as the distiller's CAUSE_IS cues do (distill/cues.py): "the root
+# cause was …", "it turned out …", 原因是. Not a passing "because": in the demo incident most cards
+# say one, and the follow-up suggestion would answer "why" as well as the root cause.
+CAUSE = re.compile(
+    r"\b(?:root cause|the reason (?:was|is)|turned out|it turns out|was caused by|is caused by)\b"
+    r"|原因是|根因|根本原因|起因|罪魁祸首", re.IGNORECASE)
+
+
+# A card that says where someone or something is: the distiller's place cues (distill/cues.py)
+PLACE = re.compile(
+    r"\b(?:lives? in|living in|moved to|moving to|based in|located in|relocated to|is in|are in)\b"
+    r"|住在|搬到|搬去|位于|定居|在\w{1,8}(?:工作|生活)", re.IGNORECASE)
 
 
 def _words(*phrases: str) -> re.Pattern[str]:
@@ -82,9 +97,21 @@ _KINDS: list[tuple[Intent, re.Pattern[str], re.Pattern[str]]] = [
      _words("decide", "decided", "decision", "decisions", "choose", "chose", "chosen", "choice",
             "pick", "picked", "go with", "went with", "settle on", "settled on", "agree on", "agreed on"),
      _chars("决定", "选了", "选择", "选定", "定了", "拍板", "采用了")),
+    # where: answered by the card that says where ("Ilse moved to Rotterdam."), not by one that
+    # only names the person ("lunch with Ilse"); before `choice`, which "which city" would match
+    (Intent("place", states=PLACE),
+     _words(r"^\s*where", r"(?:which|what) (?:city|country|town|place)", "whereabouts"),
+     _chars("在哪", "哪里", "哪儿", "住哪", "哪个城市", "什么地方")),
     (Intent("choice", frozenset({"preference", "decision"})),  # "which package manager?", 用哪个
      _words(r"which(?!\s+(?:one\s+)?(?:is|was|are|were)\b)", r"what \w+(?: \w+)? (?:do|did|should) (?:we|i) use"),
      _chars("用哪个", "哪个", "哪种", "用什么", "选哪")),
+    # why: answered by the card that states the cause ("The root cause was the session leak …"),
+    # whatever its type; recall also follows cause edges from the matching cards (causes.py);
+    # before `how-to`, whose 怎么 怎么回事 holds
+    (Intent("cause", states=CAUSE),
+     _words(r"^\s*why", "how come", r"what (?:caused|causes|led to)", r"(?:the )?(?:root )?causes? of",
+            r"(?:the )?reasons? (?:for|why)"),
+     _chars("为什么", "为啥", "什么原因", "原因是", "怎么回事", "什么导致", "为何")),
     # how-to: a gotcha or pattern often answers, but so does any card that walks through the steps
     # (the demo's "how do we upgrade Kuzu" fact), so only the `near` gain
     (Intent("how-to", near=frozenset({"gotcha", "pattern"})),
@@ -98,6 +125,11 @@ _KINDS: list[tuple[Intent, re.Pattern[str], re.Pattern[str]]] = [
      _words(r"^\s*who", "whom", "whose"),
      _chars("谁")),
 ]
+
+
+def states(card: Card, pattern: re.Pattern[str]) -> bool:
+    """Whether the card's title or content says what `pattern` looks for."""
+    return bool(pattern.search(card.title) or pattern.search(card.content))
 
 
 def classify(question: str) -> Intent | None:
@@ -186,7 +218,8 @@ class IntentBoost:
             gain = 0.0
         elif self.summary and names_entity and card.type == ENTITY_TYPE:
             gain = max(w.answer, w.entity)
-        elif card.type in intent.answers or card.kind in intent.answers or (intent.dated and card.occurred):
+        elif (card.type in intent.answers or card.kind in intent.answers or (intent.dated and card.occurred)
+              or (intent.states is not None and states(card, intent.states))):
             gain = w.answer
         elif card.type in intent.near or card.kind in intent.near:
             gain = w.near

@@ -52,10 +52,12 @@ from ..store.ports.graph import GraphReads
 from ..store.ports.index import CardIndex
 from ..text import estimate_tokens
 from .compact import Returned
+from .causes import stated_causes
 from .context import SESSION_NEXT, session_neighbours
 from .history import asks_history, fill_replaced
-from .intent import IntentBoost, without_names
+from .intent import CAUSE, IntentBoost, without_names
 from .periods import aware
+from .decisions import DECISION, session_decisions
 from .tags import asked_in, within
 from .timing import TimeSignal
 from .usage_now import NONE, Unfolded
@@ -133,13 +135,17 @@ class Recaller:
                 hits = self._expand(entries, graph, request, depth, query_vec, index, when)
             else:
                 hits = when.keep(self._with_context(entries, graph))
+        boost = IntentBoost.of(request.query, self.config.intent)
+        if boost and boost.intent and boost.intent.states is CAUSE and not depth:
+            hits = when.keep(_joined(hits, stated_causes(graph, _scores(hits), self.config.context_parents), "CAUSED_BY"))
+        elif boost and boost.intent and DECISION in boost.intent.answers and not depth and request.query:
+            hits = when.keep(_joined(hits, session_decisions(graph, _scores(hits), request.query), SESSION_NEXT))
         when.rank(hits)
 
         ranked = sorted(hits.values(), key=_order)
         reference = self._reference_vector(query_vec, request, index)
         closeness = self._closeness(reference, [h.card_id for h in ranked], index)
         cards = _LazyCards(graph, [h.card_id for h in ranked], (request.top_k or self.config.top_k) + 4)
-        boost = IntentBoost.of(request.query, self.config.intent)
         weigh = Weigher(self.config.weights, aware(request.now), self.usage, asked_in(request.query, request.tags))
         final = _final_order(ranked, cards, request.scope, request.origins, boost, weigh, request.tags)
         nodes = self._take(final, closeness, depth, request)
@@ -401,6 +407,20 @@ class Recaller:
             for rel, count in counts.items()
         ]
         return sorted(found, key=lambda e: (-e.rel_sim_to_query, -e.count, e.rel))
+
+
+def _scores(hits: dict[str, _Hit]) -> dict[str, float]:
+    return {cid: hit.score for cid, hit in hits.items()}
+
+
+def _joined(hits: dict[str, _Hit], found: dict[str, tuple[float, str]], rel: str) -> dict[str, _Hit]:
+    """The hits and the cards `found` for them (card → (score, the hit it joins through): a
+    why question's causes, a decision question's decision), each keeping the better score."""
+    out = dict(hits)
+    for cid, (score, parent) in found.items():
+        if cid not in hits or score > hits[cid].score:
+            out[cid] = _Hit(cid, score, 1, rel, 1.0, [parent])
+    return out
 
 
 def _order(hit: _Hit) -> tuple[float, int, str]:

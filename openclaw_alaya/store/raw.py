@@ -94,47 +94,9 @@ class RawStore:
         return _read_session(path) if path.is_file() else None
 
     def merge(self, incoming: Session) -> tuple[Session, list[Turn]]:
-        """Combine `incoming` with the stored version; return (merged, turns that are new).
-
-        A turn is already stored when a stored turn has its id (or one of its revisions
-        `<id>+N`) and the same role and content, or, for turns with a timestamp, when a
-        stored turn has the same role, content and timestamp (the same message reached us
-        through the hook and through the transcript file under different ids).
-        A turn that reuses a stored id with different content is new and is stored as the
-        next free revision `<id>+2`, `<id>+3`..., so both versions are kept.
-        Re-ingesting the same session gives no new turns; a longer version gives the extra
-        ones. Order: stored turns, then new turns in incoming order.
-        """
-        stored = self.load(incoming.id)
-        if stored is None:
-            return incoming.model_copy(deep=True), [t.model_copy() for t in incoming.turns]
-        by_id = {t.id: t for t in stored.turns}
-        by_stamp = {(t.role, t.content, t.timestamp) for t in stored.turns if t.timestamp}
-        used = set(by_id)
-        new: list[Turn] = []
-        for turn in incoming.turns:
-            if _already_stored(turn, by_id, by_stamp):
-                continue
-            turn_id = turn.id if turn.id not in used else _next_revision(turn.id, used)
-            fresh = turn.model_copy(update={"id": turn_id})
-            used.add(turn_id)
-            by_id[turn_id] = fresh
-            if fresh.timestamp:
-                by_stamp.add((fresh.role, fresh.content, fresh.timestamp))
-            new.append(fresh)
-        merged = stored.model_copy(
-            update={
-                "turns": [*stored.turns, *new],
-                "started_at": stored.started_at or incoming.started_at,
-                "title": stored.title or incoming.title,
-                "kind": stored.kind or incoming.kind,
-                "channel": stored.channel or incoming.channel,
-                "metadata": stored.metadata or incoming.metadata,
-                "parent": stored.parent or incoming.parent,
-            },
-            deep=True,
-        )
-        return merged, new
+        """Combine `incoming` with the stored version; return (merged, turns that are new)
+        (`merge_sessions`)."""
+        return merge_sessions(self.load(incoming.id), incoming)
 
     def write(self, session: Session) -> Path:
         """Write the session's .json and .md atomically; return the .json path.
@@ -186,18 +148,12 @@ class RawStore:
         """Replace these turns' text with FORGOTTEN in the session's files (`--purge-raw`):
         the turns keep their place, so the ids of the others still line up. Returns how many."""
         session = self.load(session_id)
-        wanted = set(turn_ids)
-        if session is None or not wanted:
+        if session is None:
             return 0
-        turns = [t.model_copy(update={"content": FORGOTTEN}) if t.id in wanted and t.content != FORGOTTEN else t
-                 for t in session.turns]
-        gone = [a.content for a, b in zip(session.turns, turns) if a is not b]
-        if gone:
-            title = session.title  # a title taken from a purged turn goes with it
-            if title and any(text.startswith(title.rstrip("…")) for text in gone):
-                title = FORGOTTEN
-            self.write(session.model_copy(update={"turns": turns, "title": title}))
-        return len(gone)
+        blanked, count = blank(session, turn_ids)
+        if count:
+            self.write(blanked)
+        return count
 
     def refuse_linked(self, session_ids: list[str], cards: list[Any]) -> None:
         """Refuse (LinkRefusedError) before a forget when a file it would rewrite or delete is a
@@ -221,6 +177,10 @@ class RawStore:
 
     def append_log(self, name: str, records: list[dict[str, Any]]) -> None:
         self.append_lines(name, log_lines(records))
+
+    def read_log(self, name: str) -> list[dict[str, Any]]:
+        """The records of the log `name`, in order (a torn last line skipped)."""
+        return read_log(self.log_path(name))
 
     def append_lines(self, name: str, lines: str) -> None:
         """One O_APPEND write for all the lines (introspect logs thousands; an open and a write
@@ -377,6 +337,65 @@ class RawStore:
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def merge_sessions(stored: Session | None, incoming: Session) -> tuple[Session, list[Turn]]:
+    """Combine `incoming` with the stored version of the session (None: never stored); return
+    (merged, turns that are new). Every backend's L3 merges the same way (store/postgres/raw.py).
+
+    A turn is already stored when a stored turn has its id (or one of its revisions
+    `<id>+N`) and the same role and content, or, for turns with a timestamp, when a
+    stored turn has the same role, content and timestamp (the same message reached us
+    through the hook and through the transcript file under different ids).
+    A turn that reuses a stored id with different content is new and is stored as the
+    next free revision `<id>+2`, `<id>+3`..., so both versions are kept.
+    Re-ingesting the same session gives no new turns; a longer version gives the extra
+    ones. Order: stored turns, then new turns in incoming order.
+    """
+    if stored is None:
+        return incoming.model_copy(deep=True), [t.model_copy() for t in incoming.turns]
+    by_id = {t.id: t for t in stored.turns}
+    by_stamp = {(t.role, t.content, t.timestamp) for t in stored.turns if t.timestamp}
+    used = set(by_id)
+    new: list[Turn] = []
+    for turn in incoming.turns:
+        if _already_stored(turn, by_id, by_stamp):
+            continue
+        turn_id = turn.id if turn.id not in used else _next_revision(turn.id, used)
+        fresh = turn.model_copy(update={"id": turn_id})
+        used.add(turn_id)
+        by_id[turn_id] = fresh
+        if fresh.timestamp:
+            by_stamp.add((fresh.role, fresh.content, fresh.timestamp))
+        new.append(fresh)
+    merged = stored.model_copy(
+        update={
+            "turns": [*stored.turns, *new],
+            "started_at": stored.started_at or incoming.started_at,
+            "title": stored.title or incoming.title,
+            "kind": stored.kind or incoming.kind,
+            "channel": stored.channel or incoming.channel,
+            "metadata": stored.metadata or incoming.metadata,
+            "parent": stored.parent or incoming.parent,
+        },
+        deep=True,
+    )
+    return merged, new
+
+
+def blank(session: Session, turn_ids: list[str]) -> tuple[Session, int]:
+    """The session with these turns' text replaced by FORGOTTEN (a title taken from one of them
+    goes too), and how many turns changed: what every backend's `blank_turns` stores."""
+    wanted = set(turn_ids)
+    turns = [t.model_copy(update={"content": FORGOTTEN}) if t.id in wanted and t.content != FORGOTTEN else t
+             for t in session.turns]
+    gone = [a.content for a, b in zip(session.turns, turns) if a is not b]
+    if not gone:
+        return session, 0
+    title = session.title
+    if title and any(text.startswith(title.rstrip("…")) for text in gone):
+        title = FORGOTTEN
+    return session.model_copy(update={"turns": turns, "title": title}), len(gone)
 
 
 def log_lines(records: list[dict[str, Any]]) -> str:

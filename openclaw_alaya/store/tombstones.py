@@ -10,9 +10,10 @@ said, never the text itself (that is what was meant to go).
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .raw import RawStore, read_log
+if TYPE_CHECKING:
+    from .ports.raw import RawSessions
 
 TOMBSTONES = "tombstones.jsonl"
 
@@ -22,16 +23,16 @@ def digest(text: str) -> str:
     return "sha256:" + hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:32]
 
 
-def record(raw: RawStore, records: list[dict[str, Any]]) -> None:
+def record(raw: "RawSessions", records: list[dict[str, Any]]) -> None:
     """Append tombstones (L3: before L2 and L1 change)."""
     if records:
         raw.append_log(TOMBSTONES, records)
 
 
-def read(raw: RawStore) -> list[dict[str, Any]]:
-    return read_log(raw.log_path(TOMBSTONES))
+def read(raw: "RawSessions") -> list[dict[str, Any]]:
+    return raw.read_log(TOMBSTONES)
 
 
-def forgotten(raw: RawStore, kind: str) -> set[str]:
+def forgotten(raw: "RawSessions", kind: str) -> set[str]:
     """Ids of forgotten `card`s or `session`s."""
     return {str(r.get("id")) for r in read(raw) if r.get("kind") == kind and r.get("id")}

@@ -12,28 +12,33 @@ function runtimeRunner(api) {
   return (...args) => system.runCommandWithTimeout(...args);
 }
 
-async function run(api, cfg, args, input, timeoutMs) {
+async function run(api, cfg, args, input, timeoutMs, daemonOnly) {
   const argv = alayaArgv(cfg, args);
   const deadline = Date.now() + timeoutMs;
-  const served = await callDaemon(cfg, args, input, timeoutMs);
+  const served = await callDaemon(cfg, args, input, timeoutMs, { waitAll: daemonOnly });
   if (served?.lost) {
     return { ok: false, code: null, error: `the alaya daemon got ${args.join(" ")} but ${served.lost}; not retried: it may have run` };
   }
   if (served) return finish(argv, { ...served, signal: null, timedOut: false, timeoutMs });
+  if (daemonOnly) {
+    return { ok: false, code: null, miss: true, error: `no warm alaya daemon answered ${args.join(" ")} within ${timeoutMs} ms` };
+  }
   const res = await runCommand(argv, { input, timeoutMs: Math.max(1, deadline - Date.now()), runtimeRun: runtimeRunner(api) });
   return res.timedOut ? finish(argv, { ...res, timeoutMs }) : res; // the call's budget, not the rest
 }
 
 /**
- * `call(args, payload, timeoutMs)` → the CLI's JSON object. Rejects on any failure with an Error
- * describing it; when the CLI itself exited non-zero, `err.cliMessage` is its one-line error.
+ * `call(args, payload, timeoutMs, {daemonOnly})` → the CLI's JSON object. Rejects on any failure
+ * with an Error describing it; when the CLI itself exited non-zero, `err.cliMessage` is its
+ * one-line error. `daemonOnly` (per-turn recall, issue 32): only a warm daemon's answer will do,
+ * never a cold `alaya` run; without one the call rejects with `err.miss` set.
  */
 export function alayaCaller(api, cfg) {
-  return async (args, payload, timeoutMs) => {
-    const res = await run(api, cfg, args, JSON.stringify(payload), timeoutMs);
+  return async (args, payload, timeoutMs, { daemonOnly = false } = {}) => {
+    const res = await run(api, cfg, args, JSON.stringify(payload), timeoutMs, daemonOnly);
     if (!res.ok) {
       const cliMessage = res.code > 0 ? lastLine(res.stderr) : "";
-      throw Object.assign(new Error(res.error), { cliMessage: cliMessage || undefined });
+      throw Object.assign(new Error(res.error), { cliMessage: cliMessage || undefined, miss: res.miss });
     }
     return parseJsonObject(res.stdout);
   };

@@ -21,6 +21,15 @@ export const DEFAULTS = Object.freeze({
   captureEnabled: true,
   captureOn: CAPTURE_HOOKS,
   daemon: true,
+  // Per-turn recall (issue 32): each later user message asks the warm daemon's `hook turn`. Only a
+  // daemon answers it, never a cold `alaya` (1–6 s), and within turnTimeoutMs: a warm recall took
+  // tens of ms (bench/recall.py), so 1 s leaves room for a busy machine and still never holds a
+  // turn long. Unset budget, card count and similarity: alaya's hook.turn_* settings decide.
+  turnRecall: true,
+  turnTimeoutMs: 1000,
+  turnBudgetTokens: undefined,
+  turnMaxCards: undefined,
+  turnMinSimilarity: undefined,
 });
 
 /** Split a command string like a (small) shell would: whitespace, '…', "…", backslash escapes. */
@@ -66,10 +75,20 @@ function positiveInt(value, fallback, name, warn, { min = 1, max = Infinity } = 
   if (value === undefined || value === null) return fallback;
   const n = Number(value);
   if (!Number.isFinite(n) || n < min || n > max) {
-    warn(`config ${name}=${JSON.stringify(value)} is invalid; using ${fallback}`);
+    warn(`config ${name}=${JSON.stringify(value)} is invalid; using ${fallback ?? "alaya's own setting"}`);
     return fallback;
   }
   return Math.floor(n);
+}
+
+function fraction(value, name, warn) {
+  if (value === undefined || value === null) return undefined;
+  const n = Number(value);
+  if (typeof value === "boolean" || !Number.isFinite(n) || n < -1 || n > 1) {
+    warn(`config ${name}=${JSON.stringify(value)} is invalid (a cosine, -1 to 1); using alaya's hook.turn_min_similarity`);
+    return undefined;
+  }
+  return n;
 }
 
 /**
@@ -117,6 +136,11 @@ export function resolveConfig(raw, warn = () => {}) {
     captureEnabled: cfg.captureEnabled !== false,
     captureOn: Object.freeze(captureOn),
     daemon: cfg.daemon !== false,
+    turnRecall: cfg.turnRecall !== false,
+    turnTimeoutMs: positiveInt(cfg.turnTimeoutMs, DEFAULTS.turnTimeoutMs, "turnTimeoutMs", warn, { min: 50, max: 10000 }),
+    turnBudgetTokens: positiveInt(cfg.turnBudgetTokens, DEFAULTS.turnBudgetTokens, "turnBudgetTokens", warn, { min: 0, max: 8000 }),
+    turnMaxCards: positiveInt(cfg.turnMaxCards, DEFAULTS.turnMaxCards, "turnMaxCards", warn, { min: 0, max: 20 }),
+    turnMinSimilarity: fraction(cfg.turnMinSimilarity, "turnMinSimilarity", warn),
   });
 }
 

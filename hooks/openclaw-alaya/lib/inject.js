@@ -10,12 +10,35 @@
 //    turn (or fetched on the first such turn when there is none, e.g. the first call failed) and
 //    returned without a new call; every `refreshEveryTurns` turns it is fetched again and
 //    replaced only when the text changed (a stable system prompt keeps the provider's prompt cache).
+//  - Every later turn, with `turnRecall` (issue 32): the user's message goes to the warm daemon's
+//    `alaya hook turn`, which answers with the cards it brings back that the session does not show
+//    yet (most of the time: none). Such a block is added after the session's block in
+//    `appendSystemContext`, and kept there for the next turns (the last TURN_BLOCKS_KEPT blocks),
+//    so the system prompt changes only when something new came back. Only a daemon answers it,
+//    within `turnTimeoutMs`: no daemon, a slow one or an error and the turn goes on without it.
 import { RUNTIME_SLACK_MS } from "./run.js";
 import { state, claim } from "./state.js";
-import { isFirstTurn, hasMemoryBlock, sanitizeMessages } from "./messages.js";
+import { isFirstTurn, hasMemoryBlock, sanitizeMessages, citedCards, historyCards } from "./messages.js";
 import { isHiddenRecallSession } from "./sessions.js";
 
 const MAX_CACHED_SESSIONS = 500;
+// Per-turn blocks a session keeps in its system context (issue 32): at most
+// 3 × hook.turn_budget_tokens (900 by default) on top of the session's block.
+export const TURN_BLOCKS_KEPT = 3;
+
+/** The user's request itself; `prompt` may carry reconstructed history. */
+function currentMessage(event) {
+  const current = event?.currentUserMessage;
+  return typeof current === "string" ? current : typeof event?.prompt === "string" ? event.prompt : "";
+}
+
+/** Put `value` under `key`, the newest of at most MAX_CACHED_SESSIONS entries. */
+function keep(map, key, value) {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > MAX_CACHED_SESSIONS) map.delete(map.keys().next().value);
+  return value;
+}
 
 /** Register the before_prompt_build handler. `observeRun(ctx)`, when given, is called first on
  * every run (capture's provenance, lib/provenance.js); it must not throw. */
@@ -23,13 +46,11 @@ export function registerInjection(api, cfg, call, log, observeRun) {
   const st = state();
 
   async function sessionStart(event, c) {
-    // currentUserMessage is the request itself; `prompt` may carry reconstructed history.
-    const current = event?.currentUserMessage;
     const payload = {
       agentId: c.agentId,
       sessionKey: c.sessionKey,
       sessionId: c.sessionId,
-      prompt: typeof current === "string" ? current : typeof event?.prompt === "string" ? event.prompt : "",
+      prompt: currentMessage(event),
       messages: sanitizeMessages(event?.messages),
       workspaceDir: c.workspaceDir,
     };
@@ -41,10 +62,32 @@ export function registerInjection(api, cfg, call, log, observeRun) {
   }
 
   function remember(key, entry) {
-    st.recalled.delete(key);
-    st.recalled.set(key, entry);
-    if (st.recalled.size > MAX_CACHED_SESSIONS) st.recalled.delete(st.recalled.keys().next().value);
-    return entry.text;
+    return keep(st.recalled, key, entry).text;
+  }
+
+  /** This turn's new cards (issue 32) added to the session's kept turn blocks; those blocks. */
+  async function turnRecall(key, event, c, shown) {
+    const blocks = st.turnBlocks.get(key) ?? [];
+    const message = currentMessage(event);
+    if (!message.trim()) return blocks;
+    const exclude = [...new Set([...citedCards(shown), ...blocks.flatMap(citedCards), ...historyCards(event?.messages)])];
+    const args = ["hook", "turn"];
+    if (cfg.turnBudgetTokens !== undefined) args.push("--budget", String(cfg.turnBudgetTokens));
+    if (cfg.turnMaxCards !== undefined) args.push("--max-cards", String(cfg.turnMaxCards));
+    if (cfg.turnMinSimilarity !== undefined) args.push("--min-similarity", String(cfg.turnMinSimilarity));
+    const payload = { agentId: c.agentId, sessionKey: c.sessionKey, sessionId: c.sessionId, prompt: message, exclude };
+    const started = Date.now();
+    let out;
+    try {
+      out = await call(args, payload, cfg.turnTimeoutMs, { daemonOnly: true });
+    } catch (err) {
+      if (err?.miss) log.debug(`turn recall skipped: ${err.message}`);
+      else log.warn(`turn recall skipped: ${err?.message ?? err}`);
+      return blocks;
+    }
+    const text = typeof out.appendSystemContext === "string" ? out.appendSystemContext.trim() : "";
+    log.debug(`turn recall for ${c.sessionKey ?? "?"}: ${text.length} chars in ${Date.now() - started} ms`);
+    return text ? keep(st.turnBlocks, key, [...blocks, text].slice(-TURN_BLOCKS_KEPT)) : blocks;
   }
 
   /** The block for a later turn (its history lacks one): cached, refetched every refreshEveryTurns. */
@@ -86,15 +129,27 @@ export function registerInjection(api, cfg, call, log, observeRun) {
         if (st.injectedSessions.has(sessionTag)) return undefined;
         st.injectedSessions.add(sessionTag);
       }
-      if (first === false && hasMemoryBlock(event?.messages)) return undefined;
+      const inHistory = first === false && hasMemoryBlock(event?.messages);
+      if (inHistory && !cfg.turnRecall) return undefined;
       if (!claim(`inject|${c.runId ?? ""}|${sessionTag}|${event?.prompt ?? ""}`)) return undefined;
       if (first !== false) {
         st.recalled.delete(sessionKey); // a new session under this key (/new, /reset)
+        st.turnBlocks.delete(sessionKey);
         const text = await sessionStart(event, c);
         remember(sessionKey, { text, turns: 0 });
         return text ? { prependContext: text } : undefined;
       }
-      const text = await recalledBlock(sessionKey, event, c);
+      let block = "";
+      if (!inHistory) {
+        try {
+          block = await recalledBlock(sessionKey, event, c);
+        } catch (err) {
+          if (!cfg.turnRecall) throw err;
+          log.warn(`memory injection skipped: ${err?.message ?? err}`);
+        }
+      }
+      const turns = cfg.turnRecall ? await turnRecall(sessionKey, event, c, block) : [];
+      const text = [block, ...turns].filter(Boolean).join("\n\n");
       return text ? { appendSystemContext: text } : undefined;
     } catch (err) {
       log.warn(`memory injection skipped: ${err?.message ?? err}`);
@@ -102,5 +157,6 @@ export function registerInjection(api, cfg, call, log, observeRun) {
     }
   };
   // OpenClaw's own per-handler budget (15 s by default) must not cut a call our timeout allows.
-  api.on("before_prompt_build", handler, { timeoutMs: cfg.startTimeoutMs + RUNTIME_SLACK_MS + 1000 });
+  const turnMs = cfg.turnRecall ? cfg.turnTimeoutMs : 0; // a refresh and a turn recall, one after the other
+  api.on("before_prompt_build", handler, { timeoutMs: cfg.startTimeoutMs + turnMs + RUNTIME_SLACK_MS + 1000 });
 }

@@ -21,6 +21,24 @@ export function hasMemoryBlock(messages) {
   return messages.some((m) => m && m.role === "user" && MEMORY_BLOCK.test(textOf(m.content)));
 }
 
+// A card cited in one of our blocks: "- [card-id] …" (bridge/inject.py's template, bridge/turn.py).
+const CITED_CARD = /^- \[([^\]\s]+)\]/gm;
+
+/** The card ids a memory block's text cites. */
+export function citedCards(text) {
+  return typeof text === "string" ? [...text.matchAll(CITED_CARD)].map((m) => m[1]) : [];
+}
+
+/** The card ids cited by the memory blocks still in the history's user messages. */
+export function historyCards(messages) {
+  if (!Array.isArray(messages)) return [];
+  return messages
+    .filter((m) => m && m.role === "user")
+    .map((m) => textOf(m.content))
+    .filter((t) => MEMORY_BLOCK.test(t))
+    .flatMap(citedCards);
+}
+
 // Images are kept as a marker only: base64 payloads can be megabytes and alaya stores text.
 function stripBlock(block) {
   if (block && typeof block === "object" && block.type === "image") {

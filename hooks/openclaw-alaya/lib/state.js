@@ -12,6 +12,7 @@ export function state() {
       queues: new Map(), // session → tail of its capture queue
       injectedSessions: new Set(), // sessions injected on hosts that send no history
       recalled: new Map(), // session → {text, turns}: the block re-injected as system context
+      turnBlocks: new Map(), // session → the latest per-turn recall blocks (issue 32), oldest first
       daemons: new Set(), // `alaya serve start` argv already run by this process
     };
   }

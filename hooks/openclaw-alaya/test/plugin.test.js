@@ -12,6 +12,7 @@ import { _resetState } from "../lib/state.js";
 import { isFirstTurn, sanitizeMessages } from "../lib/messages.js";
 import { resolveConfig, splitCommand, alayaArgv } from "../lib/config.js";
 import { TOOL_NAMES } from "../lib/tools.js";
+import { TURN_BLOCKS_KEPT } from "../lib/inject.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const FAKE = join(here, "fixtures", "fake-alaya.sh");
@@ -500,8 +501,8 @@ test("registerMemoryCapability: a prompt section naming only the tools the run h
   assert.match(lines, /memory_search/);
   assert.match(lines, /memory_get/);
   assert.doesNotMatch(lines, /memory_store|memory_forget/);
-  // OpenClaw's handler budget covers our own timeout plus the runner's slack.
-  assert.equal(hookOptions.get("before_prompt_build").timeoutMs, 13000);
+  // OpenClaw's handler budget covers our own timeouts (a refresh, then a turn recall) plus the runner's slack.
+  assert.equal(hookOptions.get("before_prompt_build").timeoutMs, 14000);
 });
 
 // --------------------------------------------------------------------------------- the daemon
@@ -813,6 +814,140 @@ test("daemon socket: a daemon that never answers: a read falls back within its b
     assert.equal(calls(logdir).length, 1);
     assert.equal(daemon.requests.length, 2);
     assert.equal(warnings(logs).length, 1);
+  } finally {
+    await daemon.close();
+  }
+});
+
+// ------------------------------------------------------------------- per-turn recall (issue 32)
+
+const SESSION_BLOCK = '<alaya-memory untrusted="true">\n- [card-s1] (fact) from the session block\n</alaya-memory>';
+const turnBlock = (id) => `<alaya-memory untrusted="true" recall="turn">\n- [${id}] (fact) brought back\n</alaya-memory>`;
+
+/** Answers as the daemon would: session-start's block cites card-s1; `hook turn` brings back
+ * card-<prompt's last word>, or nothing for a prompt that says "nothing". */
+function turnAnswers(request) {
+  const what = request.argv[3];
+  if (what === "session-start") return answered(`${JSON.stringify({ prependContext: SESSION_BLOCK })}\n`);
+  const prompt = JSON.parse(Buffer.from(request.stdin, "base64").toString("utf8")).prompt;
+  if (/nothing/.test(prompt)) return answered("{}\n");
+  const id = `card-${prompt.split(" ").pop()}`;
+  return answered(`${JSON.stringify({ appendSystemContext: turnBlock(id), cards: [id] })}\n`);
+}
+
+const HISTORY = [{ role: "user", content: "hello" }, { role: "assistant", content: [{ type: "text", text: "hi" }] }];
+const later = (prompt, n) => [{ prompt, messages: HISTORY }, { ...CTX, runId: `run-${n}` }];
+
+test("turn recall: each later message asks the daemon's `hook turn`; only new cards are added, after the session's block, and kept", async () => {
+  const logdir = tmp();
+  const daemon = await fakeDaemon(turnAnswers);
+  try {
+    const { api, hooks, logs } = fakeApi({ config: { command: ["bash", FAKE, "ok", logdir], dataDir: daemon.dir } });
+    plugin.register(api);
+    const [first] = await fire(hooks, "before_prompt_build", { prompt: "hello", messages: [] }, CTX);
+    assert.deepEqual(first, { prependContext: SESSION_BLOCK });
+    assert.equal(daemon.requests.length, 1, "the first turn's message is session-start's prompt: no turn recall");
+    const [second] = await fire(hooks, "before_prompt_build", ...later("I am overwhelmed at work a", 2));
+    assert.deepEqual(second, { appendSystemContext: `${SESSION_BLOCK}\n\n${turnBlock("card-a")}` });
+    const asked = daemon.requests[1];
+    assert.deepEqual(asked.argv, ["--data-dir", realpathSync(daemon.dir), "hook", "turn"]);
+    assert.deepEqual(asked.stdin, { agentId: "main", sessionKey: CTX.sessionKey, sessionId: "t1", prompt: "I am overwhelmed at work a", exclude: ["card-s1"] });
+    const [third] = await fire(hooks, "before_prompt_build", ...later("nothing here", 3));
+    assert.deepEqual(third, second, "nothing new: the system context stays as it was (the prompt cache holds)");
+    assert.deepEqual(daemon.requests[2].stdin.exclude, ["card-s1", "card-a"], "what the session shows is not sent back");
+    for (const [n, word] of [[4, "b"], [5, "c"], [6, "d"]]) await fire(hooks, "before_prompt_build", ...later(`more ${word}`, n));
+    const [last] = await fire(hooks, "before_prompt_build", ...later("nothing again", 7));
+    assert.deepEqual(last, { appendSystemContext: [SESSION_BLOCK, ...["card-b", "card-c", "card-d"].map(turnBlock)].join("\n\n") },
+      `the last ${TURN_BLOCKS_KEPT} turn blocks are kept`);
+    assert.deepEqual(calls(logdir), [], "no `alaya` process for any of it");
+    assert.deepEqual(warnings(logs), []);
+  } finally {
+    await daemon.close();
+  }
+});
+
+test("turn recall: with the session's block still in the history, its cards are excluded and the turn block comes alone", async () => {
+  const daemon = await fakeDaemon(turnAnswers);
+  try {
+    const { api, hooks } = fakeApi({ config: { command: ["bash", FAKE, "ok", tmp()], dataDir: daemon.dir } });
+    plugin.register(api);
+    const history = [{ role: "user", content: [{ type: "text", text: `${SESSION_BLOCK}\n\nhello` }] }, ...HISTORY.slice(1)];
+    const [res] = await fire(hooks, "before_prompt_build", { prompt: "tell me x", messages: history }, CTX);
+    assert.deepEqual(res, { appendSystemContext: turnBlock("card-x") });
+    assert.deepEqual(daemon.requests.map((r) => r.argv[3]), ["turn"]);
+    assert.deepEqual(daemon.requests[0].stdin.exclude, ["card-s1"]);
+  } finally {
+    await daemon.close();
+  }
+});
+
+test("turn recall: no daemon, or one that does not answer in turnTimeoutMs: no `alaya` run, no warning, the turn goes on", async () => {
+  const logdir = tmp();
+  const { api, hooks, logs } = fakeApi({ config: { command: ["bash", FAKE, "ok", logdir] } });
+  plugin.register(api);
+  await fire(hooks, "before_prompt_build", { prompt: "hello", messages: [] }, CTX);
+  const [res] = await fire(hooks, "before_prompt_build", ...later("a later message", 2));
+  assert.deepEqual(res, { appendSystemContext: "MEMORY-BLOCK" }, "the cached block, as before");
+  assert.deepEqual(calls(logdir).map((c) => c.argv.slice(0, 2)), [["hook", "session-start"]]);
+  assert.deepEqual(warnings(logs), []);
+  assert.ok(logs.some(([level, m]) => level === "debug" && /turn recall skipped: no warm alaya daemon/.test(m)));
+
+  _resetState();
+  const silent = await fakeDaemon((request) => (request.argv[3] === "turn" ? undefined : turnAnswers(request)));
+  try {
+    const hung = fakeApi({ config: { command: ["bash", FAKE, "ok", logdir], dataDir: silent.dir, turnTimeoutMs: 200 } });
+    plugin.register(hung.api);
+    await fire(hung.hooks, "before_prompt_build", { prompt: "hello", messages: [] }, CTX);
+    const [r] = await fire(hung.hooks, "before_prompt_build", ...later("a later message", 2));
+    assert.deepEqual(r, { appendSystemContext: SESSION_BLOCK });
+    assert.deepEqual(silent.requests.map((q) => q.argv[3]), ["session-start", "turn"]);
+    assert.equal(calls(logdir).length, 1, "never a cold `alaya hook turn`");
+    assert.deepEqual(warnings(hung.logs), []);
+  } finally {
+    await silent.close();
+  }
+});
+
+test("turn recall: a failing `hook turn` is a warning and keeps the blocks; turnRecall false never asks", async () => {
+  const daemon = await fakeDaemon((request) => (request.argv[3] === "turn" ? answered("", 1, "alaya: error: boom\n") : turnAnswers(request)));
+  try {
+    const { api, hooks, logs } = fakeApi({ config: { command: ["bash", FAKE, "ok", tmp()], dataDir: daemon.dir } });
+    plugin.register(api);
+    await fire(hooks, "before_prompt_build", { prompt: "hello", messages: [] }, CTX);
+    const [res] = await fire(hooks, "before_prompt_build", ...later("a later message", 2));
+    assert.deepEqual(res, { appendSystemContext: SESSION_BLOCK });
+    assert.match(warnings(logs)[0], /turn recall skipped: .*alaya: error: boom/);
+
+    _resetState();
+    const off = fakeApi({ config: { command: ["bash", FAKE, "ok", tmp()], dataDir: daemon.dir, turnRecall: false } });
+    plugin.register(off.api);
+    await fire(off.hooks, "before_prompt_build", { prompt: "hello", messages: [] }, CTX);
+    await fire(off.hooks, "before_prompt_build", ...later("a later message", 2));
+    assert.deepEqual(daemon.requests.map((q) => q.argv[3]), ["session-start", "turn", "session-start"]);
+  } finally {
+    await daemon.close();
+  }
+});
+
+test("turn recall config: defaults, flags passed to `hook turn`, invalid values fall back", async () => {
+  const d = resolveConfig(undefined);
+  assert.equal(d.turnRecall, true);
+  assert.equal(d.turnTimeoutMs, 1000);
+  assert.equal(d.turnBudgetTokens, undefined);
+  assert.equal(d.turnMinSimilarity, undefined);
+  const w = [];
+  const bad = resolveConfig({ turnTimeoutMs: 5, turnMinSimilarity: 3, turnBudgetTokens: "lots", turnMaxCards: -1 }, (m) => w.push(m));
+  assert.deepEqual([bad.turnTimeoutMs, bad.turnMinSimilarity, bad.turnBudgetTokens, bad.turnMaxCards], [1000, undefined, undefined, undefined]);
+  assert.equal(w.length, 4);
+  assert.ok(w.some((m) => /turnMinSimilarity=3 is invalid/.test(m)));
+  const daemon = await fakeDaemon(turnAnswers);
+  try {
+    const config = { dataDir: daemon.dir, turnBudgetTokens: 150, turnMaxCards: 2, turnMinSimilarity: 0.45 };
+    const { api, hooks } = fakeApi({ config: { command: ["bash", FAKE, "ok", tmp()], ...config } });
+    plugin.register(api);
+    await fire(hooks, "before_prompt_build", { prompt: "hello", messages: [] }, CTX);
+    await fire(hooks, "before_prompt_build", ...later("a later message", 2));
+    assert.deepEqual(daemon.requests[1].argv.slice(2), ["hook", "turn", "--budget", "150", "--max-cards", "2", "--min-similarity", "0.45"]);
   } finally {
     await daemon.close();
   }

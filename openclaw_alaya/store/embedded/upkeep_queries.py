@@ -71,6 +71,11 @@ class UpkeepQueries:
                 reasons[(src, name, dst)] = reason
         return edges
 
+    def forwards_to(self, ids: list[str]) -> dict[str, str]:
+        rows = self.optional("UNWIND $ids AS want MATCH (f:Forward) WHERE f.target = want RETURN f.id, f.target",
+                             {"ids": ids}) if ids else []
+        return dict(rows)
+
     def similar_linked(self) -> set[tuple[str, str]]:
         return {(min(a, b), max(a, b)) for a, b in self._rows("MATCH (a:Card)-[:SIMILAR_TO]->(b:Card) RETURN a.id, b.id")}
 

@@ -103,3 +103,7 @@ class RawSessions(Protocol):
     def append_lines(self, name: str, lines: str) -> None:
         """Append ready lines to the log `name` in one write."""
         ...
+
+    def read_log(self, name: str) -> list[dict[str, Any]]:
+        """The records of the log `name`, oldest first."""
+        ...

@@ -105,6 +105,11 @@ class UpkeepGraph(Protocol):
         (src, relation name, dst) → the edge's reason, for those with one."""
         ...
 
+    def forwards_to(self, ids: list[str]) -> dict[str, str]:
+        """Old id → card id, for the merged-away ids that resolve to these cards (a forget
+        drops them with the card; a restore puts them back: curate/restore.py)."""
+        ...
+
     def similar_linked(self) -> set[tuple[str, str]]:
         """Card pairs already linked SIMILAR_TO, each as (smaller id, larger id)."""
         ...

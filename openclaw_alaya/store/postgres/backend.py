@@ -1,0 +1,150 @@
+"""The postgres backend (issue 34), as far as it is built: the connection, the versioned schema,
+L3 (raw.py), the coordinator (coordinator.py) and L1 (index.py). The graph (L2) has its tables
+(migrations/0001_initial.sql) but no code yet: asking for it is a one-line error, so a data
+directory pointed at PostgreSQL today cannot recall or distill yet."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import cached_property
+from typing import TYPE_CHECKING, NoReturn
+
+from ...errors import AlayaError
+from . import schema
+from .connect import database_url, shown
+from .coordinator import PostgresCoordinator
+from .db import Database
+from .index import PostgresIndex
+from .raw import PostgresRaw
+
+if TYPE_CHECKING:
+    from ...config import Config
+    from ...embedding import Embedder
+    from ..datadir import DataDir
+
+
+class PostgresBackend:
+    """One memory (`storage.store`) in the database at `ALAYA_DATABASE_URL` or `storage.url`;
+    the data directory keeps config.json and the per-host state."""
+
+    name = "postgres"
+
+    def __init__(self, dirs: "DataDir", config: "Config", *, embedder: "Callable[[], Embedder] | None" = None,
+                 recover: Callable[[], object] | None = None) -> None:
+        self.dirs = dirs
+        self.config = config
+        self._embedder = embedder
+        self._recover = recover
+
+    @cached_property
+    def db(self) -> Database:
+        return Database(database_url(self.config), self.config.storage.store)
+
+    @cached_property
+    def lock(self) -> PostgresCoordinator:
+        return PostgresCoordinator(self.db, self.config.lock.timeout_seconds, recover=self._recover)
+
+    @cached_property
+    def raw(self) -> PostgresRaw:
+        return PostgresRaw(self.db, self.dirs.root)
+
+    @cached_property
+    def index(self) -> PostgresIndex:
+        """L1 for the engine's embedder; a memory whose index another embedder filled is refused."""
+        if self._embedder is None:
+            raise RuntimeError("the postgres backend opens its index for an embedder (PostgresBackend(embedder=…))")
+        self.check_readable()
+        embedder = self._embedder()
+        index = PostgresIndex(self.db, embedder.id, embedder.dim)
+        index.check_embedder()
+        return index
+
+    def reopen_index(self) -> None:
+        self.__dict__.pop("index", None)
+
+    # --- schema ---------------------------------------------------------------------------
+
+    def create(self) -> None:
+        """The schema (migrations), this memory's row and its embedder's index (a memory made
+        for another embedder is refused, as the embedded index refuses one)."""
+        with self.db.connection() as conn:
+            schema.migrate(conn)
+            schema.ensure_store(conn, self.db.store_id)
+        self.index.create()
+
+    def current(self) -> bool:
+        with self.db.connection() as conn:
+            return schema.applied(conn) == schema.latest() and not self.lock.needs_recovery()
+
+    def upgrade(self) -> None:
+        self._migrated()
+        if self.lock.needs_recovery():
+            with self.lock.write("upgrade"):  # the outermost write hold carries out a recorded purge
+                pass
+
+    def _migrated(self) -> None:
+        """The migrations this database lacks, applied (a write's first step, never a read's)."""
+        with self.db.connection() as conn:
+            if schema.applied(conn) < schema.latest():
+                schema.migrate(conn)
+
+    def check_readable(self) -> None:
+        """What a read checks first (reads never migrate): the schema is this version's."""
+        with self.db.connection() as conn:
+            schema.check_readable(conn, f"{shown(self.db.url)} (store {self.db.store_id})")
+
+    # --- not built yet (issue 34's next steps) --------------------------------------------
+
+    @property
+    def graph_views(self) -> NoReturn:
+        _not_built("the graph (L2)")
+
+    @contextmanager
+    def reading(self, operation: str, *, timeout: float | None = None) -> Iterator["UnbuiltGraph"]:
+        """The shared hold; the graph is not built yet (`UnbuiltGraph`)."""
+        self.check_readable()
+        with self.lock.read(operation, timeout=timeout):
+            yield UnbuiltGraph()
+
+    @contextmanager
+    def viewing(self, operation: str, *, timeout: float | None = None) -> Iterator["UnbuiltGraph"]:
+        with self.reading(operation, timeout=timeout) as graph:
+            yield graph
+
+    @contextmanager
+    def writing(self, operation: str, *, change_graph: bool = True) -> Iterator["UnbuiltGraph"]:
+        """The exclusive hold, one transaction (coordinator.py): a hold that writes only L3 and
+        L1 (init's relation vectors) works today; the graph is not built yet. The schema is
+        brought up to date first, as the embedded backend upgrades its store."""
+        self._migrated()
+        with self.lock.write(operation):
+            yield UnbuiltGraph()
+
+    def scrub(self) -> NoReturn:
+        _not_built("scrubbing")
+
+    def scratch(self) -> NoReturn:
+        _not_built("scratch space")
+
+    def footprint(self) -> NoReturn:
+        _not_built("sizes")
+
+
+class UnbuiltGraph:
+    """What a hold hands out for L2 until the graph is built on PostgreSQL: any use of it is
+    the one-line error, so holds that do not touch the graph run as they will."""
+
+    def __enter__(self) -> "UnbuiltGraph":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def __getattr__(self, name: str) -> NoReturn:
+        _not_built("the graph (L2)")
+
+
+def _not_built(what: str) -> NoReturn:
+    raise AlayaError(f"storage.backend postgres: {what} is not built on PostgreSQL yet (issue 34); "
+                     "use storage.backend embedded")
