@@ -9,7 +9,10 @@ start, import and answer; the CPU time moves less than the wall time when someth
 a user's machine (`PYTHONDONTWRITEBYTECODE` is dropped for the runs: an editable checkout would
 otherwise compile every module of the package from source on each call, about 0.2 s).
 
-    .venv-test/bin/python bench/cold_cli.py [--runs 10]
+    .venv-test/bin/python bench/cold_cli.py [--runs 10] [--embedder local]
+
+`--embedder` sets embedding.provider before the demo is ingested (issue 32: what a neural
+embedder adds to a cold command, the model's load included).
 """
 
 from __future__ import annotations
@@ -48,10 +51,15 @@ def run(data: Path, args: list[str], stdin: str = "") -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=10)
-    runs = parser.parse_args().runs
+    parser.add_argument("--embedder", help="embedding.provider of the store (default: the default, hash)")
+    options = parser.parse_args()
+    runs = options.runs
     with tempfile.TemporaryDirectory(prefix="alaya-cold-") as tmp:
         data = Path(tmp) / "data"
         run(data, ["init"])
+        if options.embedder:
+            run(data, ["config", "set", "embedding.provider", options.embedder])
+            run(data, ["reembed"])  # the index init made is the default embedder's
         run(data, ["ingest", *map(str, sorted(DEMO.iterdir())), "--distill"])
         rows = [("alaya recall (cold)", ["recall", QUERY, "--json"], ""),
                 ("alaya hook session-start (cold)", ["hook", "session-start", "--budget", "1200"], json.dumps(START))]

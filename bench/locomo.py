@@ -13,7 +13,7 @@ text taken within 1000 tokens (answer words @1000). Definitions: shared/datasets
 The questions are split into two halves by a hash of conversation id and question (`half_of`):
 tune ranking on the `tune` half only and quote the `held` half, whose gap to `tune` is the
 generalisation check. `--half` picks which of whole / tune / held to print (default: all three);
-each row also gives evidence @1000 and answer words @1000 per category.
+each row also gives evidence @500 / @1000 and answer words @1000 per category.
 
 `--ceiling` adds what the metrics allow, to tell a ranking loss from a limit of the metric:
 "gold first" walks the same returned cards with those citing an evidence turn moved ahead (a
@@ -139,6 +139,9 @@ def summarise(scores: list[dict]) -> dict:
         "questions": len(scores),
         "evidence": {b: mean([s["evidence"][b] for s in scores]) for b in BUDGETS},
         "answer_words@1000": mean([s["answer"] for s in scores]),
+        "evidence@500_by_category": {
+            CATEGORIES[c]: mean([s["evidence"][500] for s in v]) for c, v in sorted(by_category.items())
+        },
         "evidence@1000_by_category": {
             CATEGORIES[c]: mean([s["evidence"][ANSWER_BUDGET] for s in v]) for c, v in sorted(by_category.items())
         },
@@ -257,12 +260,13 @@ def main() -> int:
         h = r["halves"][half]
         e = h["evidence"]
         print(f"| {half} | {h['questions']} | {e[500]:.3f} | {e[1000]:.3f} | {e[2000]:.3f} | {h['answer_words@1000']:.3f} |")
-    print("\n| half | category | evidence @1000 | answer words @1000 |")
-    print("|---|---|---|---|")
+    print("\n| half | category | evidence @500 | evidence @1000 | answer words @1000 |")
+    print("|---|---|---|---|---|")
     for half in halves:
         h = r["halves"][half]
         for category, evidence in h["evidence@1000_by_category"].items():
-            print(f"| {half} | {category} | {evidence:.3f} | {h['answer_words@1000_by_category'][category]:.3f} |")
+            print(f"| {half} | {category} | {h['evidence@500_by_category'][category]:.3f} | {evidence:.3f} | "
+                  f"{h['answer_words@1000_by_category'][category]:.3f} |")
     if args.ceiling:
         print("\n| half | gold first: evidence @500 | gold first: answer words @1000 | evidence in full first: answer words @1000 |")
         print("|---|---|---|---|")

