@@ -17,8 +17,10 @@ from openclaw_alaya.ingest.formats import parse_session
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = json.loads((ROOT / "tests" / "fixtures" / "ranking" / "questions.json").read_text())
 QUESTIONS = SPEC["questions"]
-KINDS = {"preference", "decision", "time", "person", "how-to", "tag", "recency"}  # the last two: issue 31
-DEMO = {"which package manager?", "which graph database did we choose", "what did we decide last week"}
+KINDS = {"preference", "decision", "time", "person", "how-to", "tag", "recency",  # tag, recency: issue 31
+         "cause", "place", "exact"}  # issue 35's "answers first" cases
+DEMO = {"which package manager?", "which graph database did we choose", "what did we decide last week",
+        "why did the billing service run out of database connections?"}
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
