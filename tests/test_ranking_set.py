@@ -33,8 +33,9 @@ def test_enough_questions_of_every_kind_in_both_languages() -> None:
     assert {q["kind"] for q in QUESTIONS} == KINDS
     assert {q["lang"] for q in QUESTIONS} == {"en", "zh"}
     assert len({q["question"] for q in QUESTIONS}) == len(QUESTIONS)
-    for q in QUESTIONS:
-        assert bool(CJK.search(q["question"])) == (q["lang"] == "zh"), q["question"]
+    for q in QUESTIONS:  # an exact name ("pg-pre-3") is asked of a Chinese note without Chinese words
+        if q["kind"] != "exact":
+            assert bool(CJK.search(q["question"])) == (q["lang"] == "zh"), q["question"]
 
 
 def test_the_demo_questions_are_in_the_set() -> None:
