@@ -28,7 +28,7 @@ import json
 import re
 from collections import Counter
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from .. import clock
 from ..distill.cues import FILLER_WORDS, STOPWORDS, TITLE_VAGUE_WORDS
@@ -82,7 +82,12 @@ def compute(graph: "CardGraph", memory: "Memory", agent_id: str) -> dict[str, An
         titles[row["id"]] = trusted_title(row["title"], session.turns if session is not None else [])
     ubiquitous = data["cards"] / 2 if data["cards"] >= 10 else float("inf")
     now = clock.now().isoformat(timespec="seconds")
-    working = working_on(graph, [r["id"] for r in data["sessions"][:WORKING_SESSIONS]], agent_id, speakers, now, origins)
+    from ..redact import from_config  # (as inject's: not imported by commands that inject nothing)
+
+    redactor = from_config(memory.config)
+    clear = (lambda text: redactor.redact(text)[0]) if redactor is not None else (lambda text: text)
+    working = working_on(graph, [r["id"] for r in data["sessions"][:WORKING_SESSIONS]], agent_id, speakers, now,
+                         origins, clear)
     said = {t.lower() for t in working}
     topics = [[name, n] for name, n in data["entities"]
               if name.lower() not in speakers and n <= ubiquitous and name.lower() not in said]
@@ -103,12 +108,15 @@ def compute(graph: "CardGraph", memory: "Memory", agent_id: str) -> dict[str, An
 
 
 def working_on(graph: "CardGraph", sessions: list[str], agent_id: str, speakers: set[str], now: str,
-               origins: Any) -> list[str]:
+               origins: Any, clear: Callable[[str], str] = lambda text: text) -> list[str]:
     """The topics of these sessions' current cards: their entities (as written), then the tags
     that recur (in two cards or more: a one-off keyword is often a verb; on LoCoMo dev the
     recurring tags of chat were "photo, people, show"), a topic of more sessions first, then of
     more cards, then the newest session's; no speaker, role, card type, filler or stop word. Topics always said together become the phrase they are said in
-    ("billing DB pool size", not "billing, pool, size")."""
+    ("billing DB pool size", not "billing, pool, size"). Topics and phrases come from the card's
+    text as `clear` (the redactor) leaves it, and a term it takes out is no topic: an entity
+    distilled while redaction was off may be a bare secret ("Tr0ub4…"), which nothing around it
+    in a topic list would give away as one."""
     skip = speakers | set(CARD_TYPES) | FILLER_WORDS | STOPWORDS | TITLE_VAGUE_WORDS | _NOT_TOPICS
     shown: dict[str, str] = {}
     entity: set[str] = set()
@@ -118,12 +126,13 @@ def working_on(graph: "CardGraph", sessions: list[str], agent_id: str, speakers:
     for session_id in sessions:
         seen: set[str] = set()
         for card in graph.session_cards(session_id, scopes_for(agent_id), limit=WORKING_CARDS, now=now, origins=origins):
-            texts[card.id] = card.content
+            texts[card.id] = clear(card.content)
+            said = f"{texts[card.id]} {clear(card.title)}".lower()
             terms = {t.lower(): t for t in card.tags if len(t) >= 3}
             terms.update({e.lower(): e for e in card.entities})  # an entity's own spelling ("DB", "pnpm")
             entity.update(e.lower() for e in card.entities)
             for key, term in terms.items():
-                if key in skip or not any(ch.isalpha() for ch in key) or _nickname(key, speakers):
+                if key in skip or not any(ch.isalpha() for ch in key) or _nickname(key, speakers) or key not in said:
                     continue
                 shown.setdefault(key, term)
                 cards_of.setdefault(key, set()).add(card.id)
@@ -250,7 +259,7 @@ def _llm_part(memory: "Memory", agent_id: str) -> dict[str, Any]:
 def get(graph: "CardGraph", memory: "Memory", agent_id: str, *, max_age_hours: float, now: float | None = None) -> dict[str, Any]:
     """The cached summary when fresh, else a recomputed (and re-cached) one."""
     now = clock.timestamp() if now is None else now
-    key = graph.freshness()
+    key = _key(graph, memory)
     entry = _read(memory).get(agent_id)
     if entry and entry.get("key") == key and now - float(entry.get("computed_at", 0)) < max_age_hours * 3600:
         return entry["summary"]
@@ -259,11 +268,19 @@ def get(graph: "CardGraph", memory: "Memory", agent_id: str, *, max_age_hours: f
     return summary
 
 
+def _key(graph: "CardGraph", memory: "Memory") -> list[Any]:
+    """What a cached summary depends on: the graph's freshness and the redaction settings (with
+    redaction turned on, a summary cached in the clear is computed again)."""
+    section = getattr(memory.config, "redaction", None)
+    redaction = json.dumps(section.model_dump(mode="json"), sort_keys=True) if section is not None else "default"
+    return [*graph.freshness(), redaction]
+
+
 def refresh(memory: "Memory", agent_ids: list[str]) -> dict[str, Any]:
     """Recompute and cache the summaries of these scopes (session end, introspect)."""
     now = clock.timestamp()
     with memory.reading("summary") as graph:
-        key = graph.freshness()
+        key = _key(graph, memory)
         summaries = {agent: compute(graph, memory, agent) for agent in dict.fromkeys(agent_ids)}
     for agent, summary in summaries.items():
         _store(memory, agent, key, summary, now)
