@@ -87,8 +87,7 @@ def cmd_session_start(args: argparse.Namespace) -> int:
     if budget < 0:
         raise InputError("--budget must be 0 or more")
     try:  # a long write elsewhere: the turn goes on without memory, at once, not after lock.timeout_seconds
-        with memory.reading("hook session-start", timeout=cfg.lock_wait_seconds):
-            pass
+        _wait_for_readers_turn(memory, "hook session-start", cfg.lock_wait_seconds)
     except LockTimeoutError as exc:
         return _inject_nothing(exc)
     _sync_workspace(memory, event)
@@ -152,13 +151,19 @@ def cmd_turn(args: argparse.Namespace) -> int:
         memory.dirs.require()
         # a write elsewhere: answer at once rather than hold the daemon (one command at a time)
         # for an answer the plugin stopped waiting for after its turnTimeoutMs
-        with memory.reading("hook turn", timeout=TURN_LOCK_WAIT_SECONDS):
-            pass
+        _wait_for_readers_turn(memory, "hook turn", TURN_LOCK_WAIT_SECONDS)
         result = turn(memory, request)
     except (AlayaError, OSError) as exc:  # a damaged store, a held lock or a full disk must not break the turn
         return _inject_nothing(exc, "turn")
     _emit({"appendSystemContext": result.text, "cards": result.card_ids} if result.text else {})
     return 0
+
+
+def _wait_for_readers_turn(memory: Any, operation: str, seconds: float) -> None:
+    """Wait at most `seconds` for the shared lock, and let it go again: LockTimeoutError when a
+    writer holds it longer. Only the lock: the graph is opened once, by the work that follows."""
+    with memory.lock.read(operation, timeout=seconds):
+        pass
 
 
 def _sync_workspace(memory: Any, event: dict[str, Any]) -> None:
