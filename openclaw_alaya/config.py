@@ -154,6 +154,9 @@ class RecallConfig(_Section):
     # Signed hashing leaves unrelated texts at a cosine of about ±0.05: below this a vector
     # "match" is noise and must not become an entry card.
     min_vector_similarity: float = Field(0.1, ge=-1, le=1)
+    # issue 31: the full-text query also asks for its words' noun/adjective siblings
+    # (recall/derived.py: allergy/allergic, history/historic); measured in README ("A year of use")
+    derived_words: bool = True
     default_depth: int = Field(1, ge=0, le=5)
     max_depth: int = Field(3, ge=0, le=5)
     expand_per_hop: int = Field(20, ge=0)

@@ -54,6 +54,7 @@ from ..text import estimate_tokens
 from .compact import Returned
 from .causes import stated_causes
 from .context import SESSION_NEXT, session_neighbours
+from .derived import widen
 from .history import asks_history, fill_replaced
 from .intent import CAUSE, IntentBoost, without_names
 from .periods import aware
@@ -202,7 +203,8 @@ class Recaller:
         phrases = [text] + [c for c in request.concepts if c.strip() and c.strip() != text]
         for phrase in phrases:
             want = self._vectors if query_vec is not None else None
-            lists.append((self.config.fts_weight, [cid for cid, _ in index.text_search(phrase, n, scopes, want)]))
+            words = widen(phrase) if self.config.derived_words else phrase
+            lists.append((self.config.fts_weight, [cid for cid, _ in index.text_search(words, n, scopes, want)]))
             vec = query_vec if phrase == text else (self._embed(phrase) if query_vec is not None else None)
             if vec is not None and float(np.abs(vec).sum()) > 0:
                 matches = index.vector_search(vec, n, scopes)
