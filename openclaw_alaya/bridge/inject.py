@@ -55,9 +55,9 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
-from .. import clock as alaya_clock
 from ..errors import DamagedStoreError
 from ..ingest.core_section import bootstrapped
+from ..recall.periods import aware
 from ..safety.instructions import looks_like_instruction
 from ..safety.invisible import strip_invisible
 from ..safety.output import for_model
@@ -302,16 +302,18 @@ def default_sections(memory: "Memory", request: StartRequest) -> list[Section]:
         return []
     relevant: list[Item] = []
     prompt = " ".join((request.prompt or "").split())
+    # the request's moment, a naive one read as UTC as recall reads it (issue 31): it raised a
+    # TypeError against the stored, zoned stamps, and recall counted from the clock regardless
+    clock = aware(request.now)
     damaged: DamagedStoreError | None = None
     if prompt and request.max_cards:
         try:
             result = memory.recall(prompt, scope=request.agent_id, top_k=request.max_cards, origins=injectable(memory),
-                                   log_access=False)  # exposure, not the agent's use (engine.recall, issue 31)
+                                   now=clock, log_access=False)  # exposure, not the agent's use (engine.recall, issue 31)
         except DamagedStoreError as exc:  # the index: the graph's hottest and newest cards stand in
             damaged, result = exc, None
         relevant = [_card_item(n.card_id, n.type, n.title, n.content, None, request.card_chars)
                     for n in (result.nodes if result else []) if not n.superseded]  # what is true now
-    clock = request.now or alaya_clock.now()
     now = clock.isoformat(timespec="seconds")
     carried = bootstrapped(request.workspace_dir) if memory.config.core.writeback else set()
     with memory.reading("session-start") as graph:
@@ -417,12 +419,14 @@ def working_section(graph: Any, memory: "Memory", request: StartRequest, now: st
 
 
 def recent_sessions_section(summary: dict[str, Any], request: StartRequest, clock: datetime) -> Section:
-    """The short-term tier: the summary's recent sessions, other than this one, captured in the
-    last `short_term_days`; each one line: date, title, the titles of its main cards."""
+    """The short-term tier: the summary's recent sessions, other than this one, held in the
+    last `short_term_days` by their own time (`at`: the last turn's, else the start's, else
+    when captured; issue 31: a bulk import of year-old sessions is not recent); each one line:
+    date, title, the titles of its main cards."""
     since = (clock - timedelta(days=request.short_term_days)).isoformat(timespec="seconds")
     items: list[Item] = []
     for row in summary.get("recent", []):
-        if row.get("session_id") == request.session_id or not _at_or_after(row.get("ingested_at"), since):
+        if row.get("session_id") == request.session_id or not _at_or_after(row.get("at") or row.get("ingested_at"), since):
             continue
         date = clean(row.get("date"), 10) or "(undated)"
         title = "" if row.get("title") == FORGOTTEN else clean(row.get("title"), 120)  # a purged turn's title says nothing

@@ -43,7 +43,8 @@ if TYPE_CHECKING:
     from ..memory import Memory
     from ..store.ports.graph import CardGraph
 
-CACHE_VERSION = 3  # 2: recent sessions carry `ingested_at`, for the short-term window; 3: working on, standing, changed
+CACHE_VERSION = 4  # 2: recent sessions carry `ingested_at`, for the short-term window; 3: working on, standing, changed
+# 4: and `at`, the session's own time (issue 31)
 TOP = 8
 RECENT_SESSIONS = 12
 WORKING_SESSIONS = 5  # the newest conversations whose cards say what the user is working on
@@ -72,6 +73,7 @@ def compute(graph: "CardGraph", memory: "Memory", agent_id: str) -> dict[str, An
     data = graph.overview(scopes_for(agent_id), top=TOP * 3, sessions=RECENT_SESSIONS, origins=origins)
     speakers = set(_ROLE_WORDS) | {agent_id.lower()}
     titles: dict[str, str | None] = {}
+    last_turn: dict[str, str] = {}
     for row in data["sessions"]:
         try:
             session = memory.raw.load(row["id"])
@@ -79,6 +81,7 @@ def compute(graph: "CardGraph", memory: "Memory", agent_id: str) -> dict[str, An
             session = None
         if session is not None:
             speakers.update(t.name.lower() for t in session.turns if t.name)
+            last_turn[row["id"]] = next((t.timestamp for t in reversed(session.turns) if t.timestamp), "")
         titles[row["id"]] = trusted_title(row["title"], session.turns if session is not None else [])
     ubiquitous = data["cards"] / 2 if data["cards"] >= 10 else float("inf")
     now = clock.now().isoformat(timespec="seconds")
@@ -94,7 +97,9 @@ def compute(graph: "CardGraph", memory: "Memory", agent_id: str) -> dict[str, An
     recent = []
     for row in data["sessions"]:
         date = (row["started_at"] or row["ingested_at"] or "")[:10]
-        recent.append({"session_id": row["id"], "date": date, "ingested_at": row["ingested_at"] or "",
+        # when it happened, for the short-term window: an import of old sessions is not recent
+        at = last_turn.get(row["id"]) or row["started_at"] or row["ingested_at"] or ""
+        recent.append({"session_id": row["id"], "date": date, "ingested_at": row["ingested_at"] or "", "at": at,
                        "title": titles.get(row["id"]), "highlights": row["card_titles"][:3]})
     return {
         **_llm_part(memory, agent_id),

@@ -671,7 +671,9 @@ class GraphStore(CurationQueries, UpkeepQueries):
             "MATCH (s:Session) WHERE s.agent_id IN $scopes AND NOT s.kind IN ['cron', 'heartbeat', 'subagent']"
             # files (workspace notes, memex) are not sessions someone had: their cards speak for them
             " AND NOT s.source_format IN ['workspace', 'memex']"
-            " RETURN s.id, s.title, s.started_at, s.ingested_at ORDER BY s.ingested_at DESC, s.id LIMIT $n",
+            " RETURN s.id, s.title, s.started_at, s.ingested_at"
+            # by when they happened (issue 31): sessions imported in bulk are as old as they say
+            " ORDER BY coalesce(s.started_at, s.ingested_at) DESC, s.id LIMIT $n",
             {"scopes": scopes, "n": sessions},
         )
         ids = [r[0] for r in recent]
