@@ -100,29 +100,33 @@ def first_source(sources: str | None) -> str | None:
     return found[0]["session_id"] if found else None
 
 
-Edge = tuple[str, str, int, float]  # (from card id, relation name, the other card's node offset, weight)
+# (from card id, relation name, the other card's node offset, weight, whether the edge points
+# from that card to the other as stored)
+Edge = tuple[str, str, int, float, bool]
 
 
 def distinct_edges(edges: Iterable[Edge], id_at: Callable[[int], str | None],
-                   relations: list[str] | None) -> list[tuple[str, str, str, float]]:
+                   relations: list[str] | None, directed: bool = False) -> list[tuple[Any, ...]]:
     """`neighbours` from edges on node offsets: other ends named, unwanted relations and
-    repeats dropped (GraphStore and graph_snapshot.GraphSnapshot share it)."""
+    repeats dropped (GraphStore and graph_snapshot.GraphSnapshot share it); `directed` keeps
+    each edge's direction (`directed_neighbours`), so an edge each way is two results."""
     wanted = set(relations) if relations else None
-    seen: set[tuple[str, str, str]] = set()
-    result = []
-    for src, rel, dst_at, weight in edges:
+    seen: set[tuple[str, str, str, bool]] = set()
+    result: list[tuple[Any, ...]] = []
+    for src, rel, dst_at, weight, out in edges:
         dst = id_at(dst_at)
-        if dst is None or (wanted is not None and rel not in wanted) or (src, rel, dst) in seen:
+        key = (src, rel, dst, out and directed)
+        if dst is None or (wanted is not None and rel not in wanted) or key in seen:
             continue
-        seen.add((src, rel, dst))
-        result.append((src, rel, dst, weight))
+        seen.add(key)
+        result.append((src, rel, dst, weight, out) if directed else (src, rel, dst, weight))
     return result
 
 
 def count_fanout(edges: Iterable[Edge], inside: set[int]) -> dict[str, int]:
     """`fanout` from edges on node offsets: distinct other ends outside `inside`, per relation."""
     targets: dict[str, set[int]] = {}
-    for _src, rel, dst_at, _w in edges:
+    for _src, rel, dst_at, _w, _out in edges:
         if dst_at not in inside:
             targets.setdefault(rel, set()).add(dst_at)
     return {rel: len(found) for rel, found in targets.items()}
@@ -567,8 +571,14 @@ class GraphStore(CurationQueries, UpkeepQueries):
     def neighbours(self, ids: list[str], relations: list[str] | None) -> list[tuple[str, str, str, float]]:
         """(from id, relation name, to id, weight) for card-card edges touching `ids`, both directions."""
         edges = self._edges_at(self._offsets(ids))
-        names = self._ids_at({dst for _src, _rel, dst, _w in edges})
+        names = self._ids_at({dst for _src, _rel, dst, _w, _out in edges})
         return distinct_edges(edges, names.get, relations)
+
+    def directed_neighbours(self, ids: list[str], relations: list[str] | None) -> list[tuple[str, str, str, float, bool]]:
+        """As `neighbours`, each edge with whether it points from the card of `ids` (issue 35)."""
+        edges = self._edges_at(self._offsets(ids))
+        names = self._ids_at({dst for _src, _rel, dst, _w, _out in edges})
+        return distinct_edges(edges, names.get, relations, directed=True)
 
     def fanout(self, ids: list[str]) -> dict[str, int]:
         """Relation name -> how many cards outside `ids` it leads to from them (recall's
@@ -589,11 +599,11 @@ class GraphStore(CurationQueries, UpkeepQueries):
             return []
         rows = self._rows(  # the card-card tables named: 6x faster than `-[e]-` at 100k cards
             f"MATCH (a:Card)-[e:{'|'.join([*CARD_RELATIONS, CUSTOM])}]-(b:Card) WHERE offset(id(a)) IN $at"
-            " RETURN offset(id(a)), label(e), e.type, offset(id(b)), e.weight",
+            " RETURN offset(id(a)), label(e), e.type, offset(id(b)), e.weight, id(a) = struct_extract(e, '_src')",
             {"at": list(by_offset)},
         )
-        return [(by_offset[a], custom if label == CUSTOM else label, b, float(weight if weight is not None else 1.0))
-                for a, label, custom, b, weight in rows]
+        return [(by_offset[a], custom if label == CUSTOM else label, b, float(weight if weight is not None else 1.0), bool(out))
+                for a, label, custom, b, weight, out in rows]
 
     def _ids_at(self, offsets: set[int]) -> dict[int, str]:
         """Card ids by Kuzu node offset."""

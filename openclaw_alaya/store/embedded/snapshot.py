@@ -81,6 +81,7 @@ class GraphSnapshot:
         self._to = np.concatenate([dst, src])[order]
         self._rel = np.concatenate([rel, rel])[order]
         self._weight = np.concatenate([weight, weight])[order]
+        self._out = np.concatenate([np.ones(len(src), bool), np.zeros(len(dst), bool)])[order]  # stored from `_from`
         why = edges.column("why").to_pylist()  # the few edges with a reason, by node offsets
         self._reasons = {(int(src[i]), names[i], int(dst[i])): why[i] for i in range(len(why)) if why[i]}
 
@@ -114,6 +115,10 @@ class GraphSnapshot:
     def neighbours(self, ids: list[str], relations: list[str] | None) -> list[tuple[str, str, str, float]]:
         """As `GraphStore.neighbours`."""
         return distinct_edges(self._edges_from(ids), self._ids.__getitem__, relations)
+
+    def directed_neighbours(self, ids: list[str], relations: list[str] | None) -> list[tuple[str, str, str, float, bool]]:
+        """As `GraphStore.directed_neighbours`."""
+        return distinct_edges(self._edges_from(ids), self._ids.__getitem__, relations, directed=True)
 
     def fanout(self, ids: list[str]) -> dict[str, int]:
         """As `GraphStore.fanout`."""
@@ -152,7 +157,7 @@ class GraphSnapshot:
                 continue
             lo, hi = np.searchsorted(self._from, [at, at + 1])
             for i in range(lo, hi):
-                yield card_id, self._rel_names[self._rel[i]], int(self._to[i]), float(self._weight[i])
+                yield card_id, self._rel_names[self._rel[i]], int(self._to[i]), float(self._weight[i]), bool(self._out[i])
 
 
 GraphView = GraphStore | GraphSnapshot  # what recall reads: both answer the same six questions

@@ -42,6 +42,12 @@ class GraphReads(Protocol):
         """(from id, relation name, to id, weight) for card-card edges touching `ids`, both ways."""
         ...
 
+    def directed_neighbours(self, ids: list[str], relations: list[str] | None) -> list[tuple[str, str, str, float, bool]]:
+        """As `neighbours`, each with whether the edge is stored from that card of `ids` to the
+        other (True) or points at it (False): a walk following a relation's synonym in the sense
+        that means the named one, LED_TO into a card for its causes (issue 35)."""
+        ...
+
     def fanout(self, ids: list[str]) -> dict[str, int]:
         """Relation name → how many cards outside `ids` it leads to from them."""
         ...

@@ -1,0 +1,64 @@
+"""Relations by meaning, offline (issue 35): the curated synonyms `--rel` follows with the hash
+embedder (CAUSED_BY follows LED_TO into a card, never out of it), alias candidates of relation
+names, entity-to-entity relations and their hierarchy, and the action items the heuristic
+distiller extracts."""
+
+from __future__ import annotations
+
+from test_maintenance import card, put
+from test_cli import alaya, ok
+
+from openclaw_alaya.recall.synonyms import SYNONYM_FIT, following
+
+
+def chain(memory) -> tuple[str, str, str]:
+    """cause LED_TO effect, effect RESULTED_IN follow-up (English and Chinese cards)."""
+    put(memory, [card("card-cause", "PgBouncer 的连接池只有 20 个连接，workers 开了 50 个", session="s1"),
+                 card("card-effect", "Billing ran out of database connections during the nightly batch", session="s2"),
+                 card("card-after", "We paged the on-call engineer and rolled back the worker count", session="s3")])
+    memory.link("card-cause", "card-effect", "LED_TO")
+    memory.link("card-effect", "card-after", "RESULTED_IN")
+    return "card-cause", "card-effect", "card-after"
+
+
+def walk(memory, start: str, rel: str) -> dict[str, tuple[str, float]]:
+    result = memory.recall(from_nodes=[start], relations=[rel], depth=1)
+    return {n.card_id: (n.matched_rel, n.rel_similarity) for n in result.nodes}
+
+
+def test_caused_by_follows_led_to_into_the_card_with_the_hash_embedder(memory):
+    cause, effect, after = chain(memory)
+    assert memory.config.embedding.provider == "hash"
+    assert walk(memory, effect, "CAUSED_BY") == {cause: ("LED_TO", SYNONYM_FIT)}  # its cause, not its follow-up
+    assert walk(memory, cause, "CAUSED_BY") == {}  # LED_TO out of the cause leads to its effect
+    assert walk(memory, cause, "CAUSES") == {effect: ("LED_TO", SYNONYM_FIT)}  # LED_TO means CAUSES
+    assert walk(memory, after, "BECAUSE_OF") == {effect: ("RESULTED_IN", SYNONYM_FIT)}
+    for _ in range(2):  # a process that recalls again reads the in-memory snapshot: the same walk
+        assert walk(memory, effect, "CAUSED_BY") == {cause: ("LED_TO", SYNONYM_FIT)}
+
+
+def test_a_named_relation_is_still_followed_both_ways_and_fits_fully(memory):
+    cause, effect, after = chain(memory)
+    assert walk(memory, effect, "LED_TO") == {cause: ("LED_TO", 1.0), after: ("RESULTED_IN", SYNONYM_FIT)}
+    assert walk(memory, cause, "LED_TO") == {effect: ("LED_TO", 1.0)}
+
+
+def test_query_walk_and_cli_follow_the_synonym(memory, tmp_path):
+    cause, effect, _after = chain(memory)
+    result = memory.recall(concepts=["billing database connections"], relations=["CAUSED_BY"], depth=1, top_k=5)
+    reached = {n.card_id: n.matched_rel for n in result.nodes}
+    assert reached.get(cause) == "LED_TO"
+    proc = alaya(tmp_path / "data", "recall", "--from-nodes", effect, "--rel", "CAUSED_BY", "--depth", "1")
+    out = ok(proc)
+    assert "PgBouncer" in out and "via LED_TO" in out
+    assert b"no link has the relation" not in proc.stderr  # a synonym of CAUSED_BY is in use
+
+
+def test_synonym_table_directions_and_symmetric_meanings():
+    follow = following(["CAUSED_BY"])
+    assert follow["CAUSED_BY"] == (1.0, None) and follow["BECAUSE_OF"] == (SYNONYM_FIT, True)
+    assert follow["LED_TO"] == (SYNONYM_FIT, False) and follow["CAUSES"] == (SYNONYM_FIT, False)
+    assert following(["CONTRADICTS"])["SUPERSEDES"] == (SYNONYM_FIT, None)  # 矛盾/替代: both ways
+    assert following(["DEPENDS_ON"])["REQUIRED_BY"] == (SYNONYM_FIT, False)
+    assert following(["CAUSED_BY", "CAUSES"])["LED_TO"] == (SYNONYM_FIT, None)  # asked both ways
+    assert "DEPENDS_ON" not in follow and following(["NOT_LISTED"]) == {"NOT_LISTED": (1.0, None)}
