@@ -196,7 +196,7 @@ def _warn_unknown_relations(memory: "Alaya", relations: list[str]) -> None:
     with memory.reading("recall (relations in use)") as graph:
         used = graph.relation_counts()  # card-card links only: what --rel can follow
     for name in dict.fromkeys(normalise_relation(r) for r in relations):
-        if not any(used.get(other) for other in following([name])):  # nor a synonym (issue 35)
+        if not any(used.get(other) for other in following([name], memory.config.recall.relation_aliases)):  # nor a synonym (issue 35)
             print(f"alaya: warning: no link has the relation {name} (in use: {', '.join(sorted(used)) or 'none'})",
                   file=sys.stderr)
 

@@ -282,7 +282,7 @@ class Recaller:
         """Relation name → (fit, way) for a walk along `named`: the curated synonyms
         (`synonyms.py`, no model needed), then the names the embedder finds close, which raise
         a synonym's fit where closer and are followed both ways when not listed."""
-        follow = following(named)
+        follow = following(named, self.config.relation_aliases)
         for name, sim in self._similar_relations(named, index).items():
             fit, way = follow.get(name, (0.0, None))
             follow[name] = (max(fit, sim), way)

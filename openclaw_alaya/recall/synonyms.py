@@ -62,8 +62,8 @@ def following(named: list[str], aliases: dict[str, str] | None = None) -> dict[s
     means a named one (`LED_TO` into the card for CAUSED_BY; both ways for symmetric ones)."""
     alias_of = aliases or {}
     canon = lambda name: alias_of.get(name, name)  # noqa: E731
-    found: dict[str, tuple[float, Way]] = {name: (1.0, None) for name in named}
     wanted = {canon(name) for name in named}
+    found: dict[str, tuple[float, Way]] = {name: (1.0, None) for name in [*named, *sorted(wanted)]}
     found.update((alias, (1.0, None)) for alias, name in alias_of.items() if name in wanted)
     for name in wanted:
         meant = SENSES.get(name)
