@@ -107,3 +107,53 @@ def test_alias_names_must_be_relation_names():
 
     with pytest.raises(ValueError):
         RecallConfig(relation_aliases={"inspired by": "INSPIRED_BY"})
+
+
+# --- entity relations and hierarchy --------------------------------------------------------
+
+
+def distilled(memory, sid: str, text: str) -> None:
+    from helpers import session_json
+
+    memory.ingest(session_json(sid, [("user", text)]))
+    memory.distill()
+
+
+def test_entities_get_is_a_and_part_of_relations_from_the_distiller(memory, tmp_path):
+    from openclaw_alaya.distill.entity_links import entity_links
+    from openclaw_alaya.models import Card
+
+    distilled(memory, "s-pool", "PgBouncer is a connection pooler for Postgres.")
+    distilled(memory, "s-react", "React 是一个前端框架。")
+    shown = memory.entities("show", "pgbouncer")
+    assert {(r["rel"], r["dst"]) for r in shown["relations"]} >= {("IS_A", "connection pooler"), ("DEPENDS_ON", "Postgres")}
+    assert ("React", "IS_A", "前端框架") in {(r["src"], r["rel"], r["dst"]) for r in memory.entities("show", "React")["relations"]}
+    out = ok(alaya(tmp_path / "data", "entities", "show", "React"))
+    assert "React IS_A 前端框架" in out
+
+    # navigate: a concept reaches the cards of the entities under it, which never name it
+    distilled(memory, "s-size", "PgBouncer's pool size was 20 while the workers opened 50.")
+    distilled(memory, "s-hook", "React 的 useEffect 在严格模式下会运行两次。")
+    for concept, card_text in (("connection pooler", "pool size was 20"), ("前端框架", "useEffect")):
+        nodes = memory.recall(concepts=[concept], depth=0, top_k=10).nodes
+        assert any(card_text in n.content for n in nodes), concept
+
+    tagged = Card(id="c", title="hooks", content="useState keeps state", tags=["技术/前端/React"],
+                  created_at="2026-01-01T00:00:00+00:00", updated_at="2026-01-01T00:00:00+00:00")
+    assert entity_links(tagged) == [("前端", "PART_OF", "技术"), ("React", "PART_OF", "前端")]  # a tag path
+    part = Card(id="d", title="ledger", content="Redis 属于缓存层的一部分。", entities=["Redis"],
+                created_at="2026-01-01T00:00:00+00:00", updated_at="2026-01-01T00:00:00+00:00")
+    assert entity_links(part) == [("Redis", "PART_OF", "缓存层")]
+    vague = part.model_copy(update={"content": "This is a problem for us.", "entities": []})
+    assert entity_links(vague) == []  # no entity, nothing stated
+
+
+def test_entity_relations_follow_a_merge_and_a_category_outlives_the_sweep(memory):
+    distilled(memory, "s-pool", "PgBouncer is a connection pooler for Postgres.")
+    memory.entities("rename", "pgbouncer", "PgBouncer")
+    links = {(r["src"], r["rel"], r["dst"]) for r in memory.entities("show", "PgBouncer")["relations"]}
+    assert ("PgBouncer", "IS_A", "connection pooler") in links
+    with memory.writing("test") as graph:
+        with graph:
+            assert graph.remove_unmentioned_entities() == 0  # "connection pooler" is still PgBouncer's category
+    assert memory.entities("show", "connection pooler")["relations"]

@@ -56,6 +56,7 @@ from ..text import estimate_tokens
 from .compact import Returned
 from .causes import stated_causes
 from .context import SESSION_NEXT, session_neighbours
+from .hierarchy import below
 from .history import asks_history, fill_replaced
 from .intent import CAUSE, IntentBoost, without_names
 from .periods import aware
@@ -215,6 +216,9 @@ class Recaller:
                 lists.append((self.config.vector_weight, [cid for cid, sim in matches if sim >= floor]))
         if request.concepts:
             lists.append((self.config.fts_weight, graph.card_ids_mentioning(request.concepts)[:n]))
+            under = below(graph, request.concepts)  # PgBouncer for "connection pooler" (issue 35)
+            if under:
+                lists.append((self.config.fts_weight / 2, graph.card_ids_mentioning(under)[:n]))
         k = self.config.rrf_k
         best = sum(weight for weight, ranked in lists if ranked) / (k + 1) or 1.0
         fused: dict[str, float] = {}

@@ -34,6 +34,10 @@ _BUFFER_POOL_BYTES = 512 * 1024 * 1024
 _LOOKUP_MAX = 400  # up to this many ids, cards are read by primary key one by one…
 _LOOKUP_ROWS = 250  # …when the table has more than this many cards per id (a lookup costs ~250 scanned rows)
 
+# entity → entity relations (distill/entity_links.py: IS_A, PART_OF, …), the name in `type`
+ENTITY_LINK = "ENTITY_LINK"
+ENTITY_LINK_TABLE = f"CREATE REL TABLE IF NOT EXISTS {ENTITY_LINK}(FROM Entity TO Entity, type STRING)"
+
 _SCHEMA = [
     "CREATE NODE TABLE IF NOT EXISTS Card(id STRING PRIMARY KEY, title STRING, content STRING,"
     " type STRING, tags STRING[], entities STRING[], importance DOUBLE, scope STRING,"
@@ -56,6 +60,7 @@ _SCHEMA = [
     " created_at STRING, reason STRING)",
     "CREATE REL TABLE IF NOT EXISTS EXTRACTED_FROM(FROM Card TO Session, turn_ids STRING[])",
     "CREATE REL TABLE IF NOT EXISTS MENTIONS(FROM Card TO Entity)",
+    ENTITY_LINK_TABLE,
 ]
 
 # What stores made by earlier versions lack, added on their next read-write open (`_migrate`);
@@ -79,9 +84,11 @@ _MIGRATIONS = [
     "ALTER TABLE Session ADD IF NOT EXISTS channel STRING DEFAULT ''",
     "ALTER TABLE Session ADD IF NOT EXISTS summary STRING DEFAULT ''",
     *[f"ALTER TABLE {rel} ADD IF NOT EXISTS reason STRING DEFAULT ''" for rel in [*CARD_RELATIONS, CUSTOM]],
+    # 5: entity → entity relations (issue 35)
+    ENTITY_LINK_TABLE,
 ]
 # Written beside the graph once its schema is `_MIGRATIONS` complete; bumped with them.
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "5"
 _MIGRATED: set[tuple[int, int]] = set()  # (device, inode) of graph files this process has migrated
 
 
@@ -412,6 +419,29 @@ class GraphStore(CurationQueries, UpkeepQueries):
                 " MERGE (c)-[:MENTIONS]->(e)",
                 {"rows": mentions},
             )
+
+    def link_entities(self, links: list[tuple[str, str, str]]) -> None:
+        """Entity → entity edges (entity, relation, entity), the entities created as needed;
+        an edge already there is kept once (issue 35)."""
+        if not links:
+            return
+        aliases = self.aliases()
+        rows = [{"a": aliases.get(a.lower(), a), "rel": rel, "b": aliases.get(b.lower(), b)} for a, rel, b in links]
+        names = [{"name": n} for n in dict.fromkeys(n for r in rows for n in (r["a"], r["b"]))]
+        self._conn.execute("UNWIND $rows AS r MERGE (e:Entity {name: r.name})"
+                           " ON CREATE SET e.type = '', e.aliases = CAST([] AS STRING[])", {"rows": names})
+        self._conn.execute(f"UNWIND $rows AS r MATCH (a:Entity {{name: r.a}}), (b:Entity {{name: r.b}})"
+                           f" MERGE (a)-[:{ENTITY_LINK} {{type: r.rel}}]->(b)", {"rows": rows})
+
+    def entity_links(self, names: list[str]) -> list[tuple[str, str, str]]:
+        """(entity, relation, entity) edges touching these names (case-insensitive), as stored."""
+        wanted = sorted({n.lower() for n in names})
+        if not wanted:
+            return []
+        rows = self.optional(f"MATCH (a:Entity)-[r:{ENTITY_LINK}]->(b:Entity)"
+                             " WHERE lower(a.name) IN $names OR lower(b.name) IN $names RETURN a.name, r.type, b.name",
+                             {"names": wanted})
+        return [(a, rel, b) for a, rel, b in rows]
 
     def get_cards(self, ids: Iterable[str]) -> dict[str, Card]:
         ids = list(dict.fromkeys(ids))

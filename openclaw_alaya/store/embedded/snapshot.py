@@ -28,6 +28,7 @@ from .graph import (
     CARD_FIELDS,
     CARD_RELATIONS,
     CUSTOM,
+    ENTITY_LINK,
     CardTimes,
     Edge,
     GraphStore,
@@ -91,6 +92,8 @@ class GraphSnapshot:
         self._mentions: dict[str, list[int]] = {}
         for name, at in zip(mentions.column("name").to_pylist(), mentions.column("at").to_pylist()):
             self._mentions.setdefault(name, []).append(at)
+        self._entity_links = [(a, rel, b) for a, rel, b in
+                              graph.optional(f"MATCH (a:Entity)-[r:{ENTITY_LINK}]->(b:Entity) RETURN a.name, r.type, b.name")]
         for alias, name in graph.aliases().items():  # an entity's other names find its cards too
             if alias not in self._mentions:
                 self._mentions[alias] = self._mentions.get(name.lower(), [])
@@ -139,6 +142,11 @@ class GraphSnapshot:
         for name in names:
             found.update(dict.fromkeys(self._ids[at] for at in self._mentions.get(name.lower(), [])))
         return list(found)
+
+    def entity_links(self, names: list[str]) -> list[tuple[str, str, str]]:
+        """As `GraphStore.entity_links`."""
+        wanted = {n.lower() for n in names}
+        return [link for link in self._entity_links if link[0].lower() in wanted or link[2].lower() in wanted]
 
     def resolve_ids(self, ids: Iterable[str]) -> dict[str, str]:
         """As `GraphStore.resolve_ids`."""

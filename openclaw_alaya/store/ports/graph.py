@@ -64,6 +64,11 @@ class GraphReads(Protocol):
         """Old id → current id, for ids of cards merged into another."""
         ...
 
+    def entity_links(self, names: list[str]) -> list[tuple[str, str, str]]:
+        """(entity, relation, entity) edges between entities touching any of these names
+        (case-insensitive), as stored: IS_A / PART_OF hierarchy and the like (issue 35)."""
+        ...
+
 
 class CardGraph(GraphReads, CurationGraph, UpkeepGraph, Protocol):
     """What `Memory.reading` / `Memory.writing` hand out: every named L2 operation. A write
@@ -135,6 +140,11 @@ class CardGraph(GraphReads, CurationGraph, UpkeepGraph, Protocol):
 
     def add_links(self, links: list["Link"]) -> None:
         """Card → card edges (replacing an edge of the same key)."""
+        ...
+
+    def link_entities(self, links: list[tuple[str, str, str]]) -> None:
+        """Entity → entity edges (entity, relation, entity), entities created as needed, each
+        edge once (distill/entity_links.py, issue 35)."""
         ...
 
     def link_to_sessions(self, rows: list[dict[str, Any]]) -> None:
