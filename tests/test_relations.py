@@ -157,3 +157,25 @@ def test_entity_relations_follow_a_merge_and_a_category_outlives_the_sweep(memor
         with graph:
             assert graph.remove_unmentioned_entities() == 0  # "connection pooler" is still PgBouncer's category
     assert memory.entities("show", "connection pooler")["relations"]
+
+
+# --- action items --------------------------------------------------------------------------
+
+
+def test_action_items_are_tagged_todo_and_listed_in_english_and_chinese(memory, tmp_path):
+    import json
+
+    from openclaw_alaya.distill.actions import is_action_item
+
+    for sid, text in (("s-en", "TODO: rotate the staging database password before Friday."),
+                      ("s-will", "I'll write the billing migration script tomorrow."),
+                      ("s-zh", "待办：给 billing 服务加上连接池监控。"),
+                      ("s-need", "我们需要在周五前把证书续期。"),
+                      ("s-fact", "Kuzu is the embedded graph database we use for cards."),
+                      ("s-dep", "这个服务需要 Redis 才能启动。")):
+        distilled(memory, sid, text)
+    listed = json.loads(ok(alaya(tmp_path / "data", "list", "--tag", "todo", "--json")))["cards"]
+    assert {c["sources"][0]["session_id"] for c in listed} == {"s-en", "s-will", "s-zh", "s-need"}
+    assert all("todo" in c["tags"] for c in listed)
+    assert not is_action_item("需要注意：不要在周五部署。") and not is_action_item("I'll never use MongoDB again.")
+    assert is_action_item("We need to add an index on events.created_at.")

@@ -35,6 +35,7 @@ from .cues import (
     TYPE_PRIORITY,
     YES_NO_RE,
 )
+from .actions import TODO_TAG, is_action_item
 from .dates import ABS_DATE_RE, iso_of, parse_when, render_date, resolve_relative
 from .entities import CJK_RE, extract_entities, keywords, mid_sentence_caps
 from .titles import TitleJudge, content_words, negates
@@ -589,7 +590,7 @@ class _Context:
                 if e.lower() not in self.name_keys:
                     named.append(e)
         kws = keywords(body)
-        tags: list[str] = [ctype]
+        tags: list[str] = [ctype, TODO_TAG] if is_action_item(body) else [ctype]  # issue 35
         for cand in [e.lower() for e in named if len(e) <= 30 and " " not in e and "/" not in e] + kws:
             if cand not in tags and cand not in self.name_keys and cand not in STOPWORDS:
                 tags.append(cand)
