@@ -55,6 +55,9 @@ def test_query_walk_and_cli_follow_the_synonym(memory, tmp_path):
     out = ok(proc)
     assert "PgBouncer" in out and "via LED_TO" in out
     assert b"no link has the relation" not in proc.stderr  # a synonym of CAUSED_BY is in use
+    described = {r["name"]: r["description"] for r in memory.schema()["relations"]}
+    assert described["LED_TO"] == "custom relation, a synonym of CAUSED_BY the other way round"
+    assert described["RESULTED_IN"] == "custom relation, a synonym of CAUSED_BY the other way round"
 
 
 def test_synonym_table_directions_and_symmetric_meanings():

@@ -590,12 +590,14 @@ class _Context:
                 if e.lower() not in self.name_keys:
                     named.append(e)
         kws = keywords(body)
-        tags: list[str] = [ctype, TODO_TAG] if is_action_item(body) else [ctype]  # issue 35
+        tags: list[str] = [ctype]
         for cand in [e.lower() for e in named if len(e) <= 30 and " " not in e and "/" not in e] + kws:
             if cand not in tags and cand not in self.name_keys and cand not in STOPWORDS:
                 tags.append(cand)
             if len(tags) >= 6:
                 break
+        if is_action_item(body):  # beside the words it is filed under, not instead of one (issue 35)
+            tags.insert(1, TODO_TAG)
         importance = _BASE_IMPORTANCE.get(ctype, 0.5)
         importance += min(0.15, 0.05 * len(named))
         if has_number:

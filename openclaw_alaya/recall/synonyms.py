@@ -79,3 +79,15 @@ def following(named: list[str], aliases: dict[str, str] | None = None) -> dict[s
             if old is None or (old[0] < 1.0 and old[1] != way):  # two named ones each way: both
                 found[other] = (SYNONYM_FIT, way if old is None else None)
     return found
+
+
+def custom_meaning(name: str, aliases: dict[str, str] | None = None) -> str:
+    """How `alaya schema` describes a custom relation: what it is followed as, if anything."""
+    confirmed = (aliases or {}).get(name)
+    if confirmed:
+        return f"custom relation, confirmed alias of {confirmed}"
+    meant = SENSES.get(name)
+    if meant is None or meant[0] == name:
+        return "custom relation"
+    core, reversed_ = meant
+    return f"custom relation, a synonym of {core}{' the other way round' if reversed_ else ''}"
