@@ -165,6 +165,18 @@ class RecallConfig(_Section):
     # one's (CAUSED_BY_BUG for CAUSED_BY under the hash embedder: 0.71); 1 only synonyms the
     # embedder cannot tell apart
     rel_similarity_threshold: float = Field(0.6, ge=0, le=1)
+    # relation names the owner confirmed as one (alias → the name it stands for; issue 35's
+    # alias candidates, proposed by introspect): `relations` follows each for the other, fully
+    # and both ways; nothing is measured here, it is the owner's vocabulary
+    relation_aliases: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("relation_aliases")
+    @classmethod
+    def _relation_names(cls, aliases: dict[str, str]) -> dict[str, str]:
+        for name in (*aliases, *aliases.values()):
+            if not re.fullmatch(r"[A-Z][A-Z0-9_]{0,63}", name):
+                raise ValueError(f"{name[:40]!r} is no relation name: use upper-case letters, digits and _")
+        return aliases
     # Time (recall/timing.py): a card dated outside the period a query names ("last week",
     # "around Nov 27") keeps this share of its score, ranking below comparable cards inside it
     # but never dropped; a "when" question multiplies the score of a card that states a date

@@ -522,7 +522,10 @@ class Alaya:
         return LinkResult(src=src, dst=dst, rel=name, custom=is_custom(name), edges=len(links), reason=reason)
 
     def schema(self) -> dict[str, Any]:
-        """Relation names (core and custom in use) and card types (built in and in use), with counts."""
+        """Relation names (core and custom in use, a custom one with what `--rel` follows it as)
+        and card types (built in and in use), with counts."""
+        from .recall.synonyms import custom_meaning
+
         self.dirs.require()
         with self.reading("schema") as graph:
             counts = {**graph.relation_counts(), "EXTRACTED_FROM": graph.provenance_count()}
@@ -532,7 +535,7 @@ class Alaya:
             for name, text in CORE_RELATIONS.items()
         ]
         relations += [
-            {"name": name, "description": "custom relation", "core": False, "count": n}
+            {"name": name, "description": custom_meaning(name, self.config.recall.relation_aliases), "core": False, "count": n}
             for name, n in sorted(counts.items())
             if name not in CORE_RELATIONS
         ]

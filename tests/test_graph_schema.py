@@ -18,6 +18,7 @@ def downgrade(memory) -> None:
     names = [row[0] for row in conn.execute("MATCH (e:Entity) RETURN e.name").get_all()]
     mentions = [{"card": card, "name": name}
                 for card, name in conn.execute("MATCH (c:Card)-[:MENTIONS]->(e:Entity) RETURN c.id, e.name").get_all()]
+    conn.execute("DROP TABLE ENTITY_LINK")  # issue 35's entity relations came later still
     conn.execute("DROP TABLE MENTIONS")
     conn.execute("DROP TABLE Entity")
     conn.execute("DROP TABLE Forward")
@@ -48,6 +49,7 @@ def test_an_old_store_reads_without_the_new_tables_and_gains_them_on_write(tmp_p
         assert graph.optional("MATCH (e:Entity) RETURN e.aliases") == []
         assert graph.resolve_ids(["card-gone"]) == {}
         assert GraphSnapshot(graph).resolve_ids(["card-gone"]) == {}
+        assert graph.entity_links(["Kuzu"]) == [] == GraphSnapshot(graph).entity_links(["Kuzu"])
     # a new process (the migration is remembered per file and process)
     from openclaw_alaya.store.embedded import graph as graph_module
 

@@ -198,6 +198,8 @@ def cmd_entities(args: argparse.Namespace) -> int:
     else:
         aliases = f" (also: {', '.join(result['aliases'])})" if result["aliases"] else ""
         print(f"{result['name']}{' [' + result['type'] + ']' if result['type'] else ''}{aliases}: {counted(result['mentions'], 'card')}")
+        for link in result.get("relations", []):  # IS_A, PART_OF… between entities (issue 35)
+            print(f"  {link['src']} {link['rel']} {link['dst']}")
         for card in result.get("cards", []):
             print(f"  {card['id']}  {card['title']}{'  (superseded)' if card['superseded'] else ''}")
     return 0

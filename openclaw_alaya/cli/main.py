@@ -191,11 +191,12 @@ def _warn_unknown_relations(memory: "Alaya", relations: list[str]) -> None:
     if not relations:
         return
     from ..models import normalise_relation
+    from ..recall.synonyms import following
 
     with memory.reading("recall (relations in use)") as graph:
         used = graph.relation_counts()  # card-card links only: what --rel can follow
     for name in dict.fromkeys(normalise_relation(r) for r in relations):
-        if not used.get(name):
+        if not any(used.get(other) for other in following([name], memory.config.recall.relation_aliases)):  # nor a synonym (issue 35)
             print(f"alaya: warning: no link has the relation {name} (in use: {', '.join(sorted(used)) or 'none'})",
                   file=sys.stderr)
 

@@ -71,8 +71,10 @@ def show(memory: "Memory", name: str, *, limit: int = 50) -> dict[str, Any]:
     with memory.reading("entities show") as graph:
         entity = _require(graph, name)
         rows = graph.entity_cards(entity["name"])
+        links = graph.entity_links([entity["name"]])
     cards = [{"id": i, "title": t, "type": k, "created_at": c, "superseded": bool(v)} for i, t, k, c, v in rows]
-    return {**entity, "mentions": len(cards), "cards": cards[:limit]}
+    relations = [{"src": a, "rel": rel, "dst": b} for a, rel, b in links]  # IS_A, PART_OF… (issue 35)
+    return {**entity, "mentions": len(cards), "cards": cards[:limit], "relations": relations}
 
 
 # --- changes ---------------------------------------------------------------------------------

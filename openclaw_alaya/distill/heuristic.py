@@ -35,6 +35,7 @@ from .cues import (
     TYPE_PRIORITY,
     YES_NO_RE,
 )
+from .actions import TODO_TAG, is_action_item
 from .dates import ABS_DATE_RE, iso_of, parse_when, render_date, resolve_relative
 from .entities import CJK_RE, extract_entities, keywords, mid_sentence_caps
 from .titles import TitleJudge, content_words, negates
@@ -595,6 +596,8 @@ class _Context:
                 tags.append(cand)
             if len(tags) >= 6:
                 break
+        if is_action_item(body):  # beside the words it is filed under, not instead of one (issue 35)
+            tags.insert(1, TODO_TAG)
         importance = _BASE_IMPORTANCE.get(ctype, 0.5)
         importance += min(0.15, 0.05 * len(named))
         if has_number:

@@ -27,6 +27,7 @@ from ..store import tombstones
 from ..store.raw import RawStore
 from ..config import ProvenanceConfig
 from .deliberate import distiller_for
+from .entity_links import entity_links
 from .subagent import SubagentSummary
 
 if TYPE_CHECKING:
@@ -152,6 +153,7 @@ def apply(plans: list[DistillPlan], graph: "CardGraph", raw: RawStore) -> tuple[
     graph.upsert_cards(cards)
     graph.link_to_sessions(extracted)
     graph.add_links(links)
+    graph.link_entities([link for card in cards for link in entity_links(card)])  # issue 35
     graph.upsert_sessions(sessions)
     return applied, len(links)
 

@@ -93,7 +93,8 @@ def _run(memory: "Memory", names: set[str], *, now: Any = None) -> dict[str, dic
             "merged": len(p["merges"]), "similar_linked": len(p["similar"]),
             "rejected_by_check": p["rejected_by_check"],
             "merges": [{"keep": k, "drop": d, "similarity": round(s, 4)} for k, d, s in p["merges"][:50]],
-            "relations": consolidate.relation_review(counts, memory.embedder.embed, intro),
+            "relations": consolidate.relation_review(counts, memory.embedder.embed, intro,
+                                                     memory.config.recall.relation_aliases),
         }
     mapping = {d: k for k, drops in by_keep.items() for d in drops}
     by_id = {r.id: r for r in rows}

@@ -17,7 +17,9 @@ pairs — and only within one scope (an agent's cards are never merged into anot
 - Relation names: custom names whose embeddings (of the name's words) are close to another
   name are alias candidates; custom names used at least `introspect.relation_promote_count`
   times are promotion candidates; vague names (RELATES_TO, LINKED_TO, …) are flagged. These are
-  reported, never applied: renaming relations is the user's call.
+  reported, never applied: renaming relations is the user's call. Names are also compared by
+  their spelling, offline (`relation_aliases.py`, issue 35), and each candidate carries the
+  command that confirms it.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from ..store.raw import CURATION_LOG
 from ..text import content_words
 from ..store.ports.upkeep import CardRow
 from .common import as_datetime, iso
+from .relation_aliases import merged, name_candidates, with_confirm
 
 if TYPE_CHECKING:
     from ..memory import Memory
@@ -121,8 +124,11 @@ def plan(rows: list[CardRow], ids: list[str], vectors: np.ndarray, similar_linke
     return {"pairs": len(pairs), "merges": merges, "similar": similar, "rejected_by_check": rejected}
 
 
-def relation_review(counts: dict[str, int], embed: Any, config: Any) -> dict[str, Any]:
-    """Alias candidates, promotion candidates and vague names among the custom relations."""
+def relation_review(counts: dict[str, int], embed: Any, config: Any,
+                    confirmed: dict[str, str] | None = None) -> dict[str, Any]:
+    """Alias candidates (by embedding and, with no model, by spelling: relation_aliases.py),
+    promotion candidates and vague names among the custom relations; `confirmed` aliases
+    (`recall.relation_aliases`) are not proposed again."""
     custom = sorted(name for name in counts if name not in CORE_RELATIONS)
     names = custom + [n for n in CORE_RELATIONS if n != "EXTRACTED_FROM"]
     aliases = []
@@ -136,6 +142,7 @@ def relation_review(counts: dict[str, int], embed: Any, config: Any) -> dict[str
                 if float(sims[i, j]) >= config.relation_alias_threshold:
                     aliases.append({"name": name, "alias_of": other, "similarity": round(float(sims[i, j]), 3),
                                     "counts": [counts.get(name, 0), counts.get(other, 0)]})
+    aliases = with_confirm(merged(aliases, name_candidates(custom, names, counts)), confirmed or {})
     promote = [{"name": n, "count": counts[n]} for n in custom if counts[n] >= config.relation_promote_count]
     vague = [{"name": n, "count": counts[n]} for n in custom if n in VAGUE_RELATIONS]
     return {"custom": len(custom), "alias_candidates": aliases, "promote_candidates": promote, "vague": vague}
@@ -150,7 +157,7 @@ def consolidate(memory: "Memory", *, now: Any = None, dry_run: bool = False) -> 
         counts = graph.relation_counts()
         ids, vectors = memory.index.all_vectors()
     p = plan(rows, ids, vectors, linked, config)
-    relations = relation_review(counts, memory.embedder.embed, config)
+    relations = relation_review(counts, memory.embedder.embed, config, memory.config.recall.relation_aliases)
     report = {
         "cards_compared": len(ids), "pairs_over_similar_threshold": p["pairs"],
         "merged": len(p["merges"]), "similar_linked": len(p["similar"]),

@@ -10,9 +10,11 @@ Scoring, in short:
   join at that share, reached over `TEMPORAL_NEXT`, as do the cards up to `context_reach` away
   at × `context_further` more per card (all rescaled so the best possible is 1);
 - a card reached over an edge inherits its parent's score × `hop_decay` × edge weight ×
-  how well the relation fits the question: with `relations` named, 1 for a named one and, for
-  a relation whose name embeds within `rel_similarity_threshold` of a named one's (also
-  followed), that similarity (`rel_similarity`); else its embedding's cosine to the query;
+  how well the relation fits the question: with `relations` named, 1 for a named one, 0.9 for
+  a synonym of the curated table (`synonyms.py`, issue 35: LED_TO for CAUSED_BY, followed into
+  the card only) and, for a relation whose name embeds within `rel_similarity_threshold` of a
+  named one's (also followed), that similarity if higher (`rel_similarity`); else its
+  embedding's cosine to the query;
 - the final score weighs that relevance by the card's recency, importance, use (the recalls not
   folded yet included) and tag-hierarchy match, a bounded factor (`weights.py`, issue 31);
 - `h_distance` = weighted mean of (1 − semantic closeness), hops taken / depth, and
@@ -55,9 +57,11 @@ from .compact import Returned
 from .causes import stated_causes
 from .context import SESSION_NEXT, session_neighbours
 from .derived import widen
+from .hierarchy import below
 from .history import asks_history, fill_replaced
 from .intent import CAUSE, IntentBoost, without_names
 from .periods import aware
+from .synonyms import Way, following
 from .decisions import DECISION, session_decisions
 from .tags import asked_in, within
 from .timing import TimeSignal
@@ -214,6 +218,9 @@ class Recaller:
                 lists.append((self.config.vector_weight, [cid for cid, sim in matches if sim >= floor]))
         if request.concepts:
             lists.append((self.config.fts_weight, graph.card_ids_mentioning(request.concepts)[:n]))
+            under = below(graph, request.concepts)  # PgBouncer for "connection pooler" (issue 35)
+            if under:
+                lists.append((self.config.fts_weight / 2, graph.card_ids_mentioning(under)[:n]))
         k = self.config.rrf_k
         best = sum(weight for weight, ranked in lists if ranked) / (k + 1) or 1.0
         fused: dict[str, float] = {}
@@ -246,18 +253,23 @@ class Recaller:
         """Breadth-first along the chosen relations from the best entries, up to `depth` hops."""
         hits = dict(entries)
         wanted = request.relations or None
-        similar = self._similar_relations(request.relations, index) if wanted else {}
-        follow = [*wanted, *similar] if wanted else None
+        follow = self._following(request.relations, index) if wanted else {}
         rel_vectors = index.relation_vectors() if query_vec is not None else {}
         frontier = sorted(entries.values(), key=lambda h: -h.score)[: self.config.top_k]
         for hop in range(1, depth + 1):
-            edges = graph.neighbours([h.card_id for h in frontier], follow)
+            ids = [h.card_id for h in frontier]
+            if wanted:
+                edges = graph.directed_neighbours(ids, list(follow))
+            else:
+                edges = [(*edge, True) for edge in graph.neighbours(ids, None)]
             by_parent = {h.card_id: h for h in frontier}
             reached: dict[str, _Hit] = {}
-            for src, rel, dst, weight in edges:
+            for src, rel, dst, weight, outgoing in edges:
                 parent = by_parent[src]
-                if wanted:  # a named relation fits fully, a similar one as closely as its name
-                    fit = similar.get(rel, 1.0)
+                if wanted:  # a named relation fits fully, a synonym or similar one as closely as its name
+                    fit, way = follow[rel]
+                    if way is not None and way != outgoing:
+                        continue  # LED_TO out of a card leads to its effects, not its causes
                 else:
                     fit = _relation_fit(rel, query_vec, rel_vectors, unknown=0.5)
                 score = parent.score * self.config.hop_decay * weight * (0.5 + 0.5 * fit)
@@ -271,6 +283,16 @@ class Recaller:
             if not frontier:
                 break
         return hits
+
+    def _following(self, named: list[str], index) -> dict[str, tuple[float, Way]]:
+        """Relation name → (fit, way) for a walk along `named`: the curated synonyms
+        (`synonyms.py`, no model needed), then the names the embedder finds close, which raise
+        a synonym's fit where closer and are followed both ways when not listed."""
+        follow = following(named, self.config.relation_aliases)
+        for name, sim in self._similar_relations(named, index).items():
+            fit, way = follow.get(name, (0.0, None))
+            follow[name] = (max(fit, sim), way)
+        return follow
 
     def _similar_relations(self, named: list[str], index) -> dict[str, float]:
         """The other relation names in the index whose words embed within

@@ -97,6 +97,10 @@ class CurationQueries:
         if updates:
             self._rows("UNWIND $rows AS r MATCH (c:Card {id: r.id}), (k:Entity {name: $keep})"
                        " SET c.entities = r.entities MERGE (c)-[:MENTIONS]->(k)", {"rows": updates, "keep": keep})
+        # its relations to other entities go to the kept one (drop is its alias now: issue 35)
+        links = self._rows("MATCH (a:Entity)-[r:ENTITY_LINK]->(b:Entity) WHERE a.name = $drop OR b.name = $drop"
+                           " RETURN a.name, r.type, b.name", {"drop": drop})
+        self.link_entities([(a, rel, b) for a, rel, b in links if {a, b} != {drop, keep}])
         self._rows("MATCH (d:Entity {name: $drop}) DETACH DELETE d", {"drop": drop})
         return [u["id"] for u in updates]
 

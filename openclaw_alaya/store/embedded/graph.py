@@ -34,6 +34,10 @@ _BUFFER_POOL_BYTES = 512 * 1024 * 1024
 _LOOKUP_MAX = 400  # up to this many ids, cards are read by primary key one by one…
 _LOOKUP_ROWS = 250  # …when the table has more than this many cards per id (a lookup costs ~250 scanned rows)
 
+# entity → entity relations (distill/entity_links.py: IS_A, PART_OF, …), the name in `type`
+ENTITY_LINK = "ENTITY_LINK"
+ENTITY_LINK_TABLE = f"CREATE REL TABLE IF NOT EXISTS {ENTITY_LINK}(FROM Entity TO Entity, type STRING)"
+
 _SCHEMA = [
     "CREATE NODE TABLE IF NOT EXISTS Card(id STRING PRIMARY KEY, title STRING, content STRING,"
     " type STRING, tags STRING[], entities STRING[], importance DOUBLE, scope STRING,"
@@ -56,6 +60,7 @@ _SCHEMA = [
     " created_at STRING, reason STRING)",
     "CREATE REL TABLE IF NOT EXISTS EXTRACTED_FROM(FROM Card TO Session, turn_ids STRING[])",
     "CREATE REL TABLE IF NOT EXISTS MENTIONS(FROM Card TO Entity)",
+    ENTITY_LINK_TABLE,
 ]
 
 # What stores made by earlier versions lack, added on their next read-write open (`_migrate`);
@@ -79,9 +84,11 @@ _MIGRATIONS = [
     "ALTER TABLE Session ADD IF NOT EXISTS channel STRING DEFAULT ''",
     "ALTER TABLE Session ADD IF NOT EXISTS summary STRING DEFAULT ''",
     *[f"ALTER TABLE {rel} ADD IF NOT EXISTS reason STRING DEFAULT ''" for rel in [*CARD_RELATIONS, CUSTOM]],
+    # 5: entity → entity relations (issue 35)
+    ENTITY_LINK_TABLE,
 ]
 # Written beside the graph once its schema is `_MIGRATIONS` complete; bumped with them.
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "5"
 _MIGRATED: set[tuple[int, int]] = set()  # (device, inode) of graph files this process has migrated
 
 
@@ -100,29 +107,33 @@ def first_source(sources: str | None) -> str | None:
     return found[0]["session_id"] if found else None
 
 
-Edge = tuple[str, str, int, float]  # (from card id, relation name, the other card's node offset, weight)
+# (from card id, relation name, the other card's node offset, weight, whether the edge points
+# from that card to the other as stored)
+Edge = tuple[str, str, int, float, bool]
 
 
 def distinct_edges(edges: Iterable[Edge], id_at: Callable[[int], str | None],
-                   relations: list[str] | None) -> list[tuple[str, str, str, float]]:
+                   relations: list[str] | None, directed: bool = False) -> list[tuple[Any, ...]]:
     """`neighbours` from edges on node offsets: other ends named, unwanted relations and
-    repeats dropped (GraphStore and graph_snapshot.GraphSnapshot share it)."""
+    repeats dropped (GraphStore and graph_snapshot.GraphSnapshot share it); `directed` keeps
+    each edge's direction (`directed_neighbours`), so an edge each way is two results."""
     wanted = set(relations) if relations else None
-    seen: set[tuple[str, str, str]] = set()
-    result = []
-    for src, rel, dst_at, weight in edges:
+    seen: set[tuple[str, str, str, bool]] = set()
+    result: list[tuple[Any, ...]] = []
+    for src, rel, dst_at, weight, out in edges:
         dst = id_at(dst_at)
-        if dst is None or (wanted is not None and rel not in wanted) or (src, rel, dst) in seen:
+        key = (src, rel, dst, out and directed)
+        if dst is None or (wanted is not None and rel not in wanted) or key in seen:
             continue
-        seen.add((src, rel, dst))
-        result.append((src, rel, dst, weight))
+        seen.add(key)
+        result.append((src, rel, dst, weight, out) if directed else (src, rel, dst, weight))
     return result
 
 
 def count_fanout(edges: Iterable[Edge], inside: set[int]) -> dict[str, int]:
     """`fanout` from edges on node offsets: distinct other ends outside `inside`, per relation."""
     targets: dict[str, set[int]] = {}
-    for _src, rel, dst_at, _w in edges:
+    for _src, rel, dst_at, _w, _out in edges:
         if dst_at not in inside:
             targets.setdefault(rel, set()).add(dst_at)
     return {rel: len(found) for rel, found in targets.items()}
@@ -409,6 +420,29 @@ class GraphStore(CurationQueries, UpkeepQueries):
                 {"rows": mentions},
             )
 
+    def link_entities(self, links: list[tuple[str, str, str]]) -> None:
+        """Entity → entity edges (entity, relation, entity), the entities created as needed;
+        an edge already there is kept once (issue 35)."""
+        if not links:
+            return
+        aliases = self.aliases()
+        rows = [{"a": aliases.get(a.lower(), a), "rel": rel, "b": aliases.get(b.lower(), b)} for a, rel, b in links]
+        names = [{"name": n} for n in dict.fromkeys(n for r in rows for n in (r["a"], r["b"]))]
+        self._conn.execute("UNWIND $rows AS r MERGE (e:Entity {name: r.name})"
+                           " ON CREATE SET e.type = '', e.aliases = CAST([] AS STRING[])", {"rows": names})
+        self._conn.execute(f"UNWIND $rows AS r MATCH (a:Entity {{name: r.a}}), (b:Entity {{name: r.b}})"
+                           f" MERGE (a)-[:{ENTITY_LINK} {{type: r.rel}}]->(b)", {"rows": rows})
+
+    def entity_links(self, names: list[str]) -> list[tuple[str, str, str]]:
+        """(entity, relation, entity) edges touching these names (case-insensitive), as stored."""
+        wanted = sorted({n.lower() for n in names})
+        if not wanted:
+            return []
+        rows = self.optional(f"MATCH (a:Entity)-[r:{ENTITY_LINK}]->(b:Entity)"
+                             " WHERE lower(a.name) IN $names OR lower(b.name) IN $names RETURN a.name, r.type, b.name",
+                             {"names": wanted})
+        return [(a, rel, b) for a, rel, b in rows]
+
     def get_cards(self, ids: Iterable[str]) -> dict[str, Card]:
         ids = list(dict.fromkeys(ids))
         if not ids:
@@ -567,8 +601,14 @@ class GraphStore(CurationQueries, UpkeepQueries):
     def neighbours(self, ids: list[str], relations: list[str] | None) -> list[tuple[str, str, str, float]]:
         """(from id, relation name, to id, weight) for card-card edges touching `ids`, both directions."""
         edges = self._edges_at(self._offsets(ids))
-        names = self._ids_at({dst for _src, _rel, dst, _w in edges})
+        names = self._ids_at({dst for _src, _rel, dst, _w, _out in edges})
         return distinct_edges(edges, names.get, relations)
+
+    def directed_neighbours(self, ids: list[str], relations: list[str] | None) -> list[tuple[str, str, str, float, bool]]:
+        """As `neighbours`, each edge with whether it points from the card of `ids` (issue 35)."""
+        edges = self._edges_at(self._offsets(ids))
+        names = self._ids_at({dst for _src, _rel, dst, _w, _out in edges})
+        return distinct_edges(edges, names.get, relations, directed=True)
 
     def fanout(self, ids: list[str]) -> dict[str, int]:
         """Relation name -> how many cards outside `ids` it leads to from them (recall's
@@ -589,11 +629,11 @@ class GraphStore(CurationQueries, UpkeepQueries):
             return []
         rows = self._rows(  # the card-card tables named: 6x faster than `-[e]-` at 100k cards
             f"MATCH (a:Card)-[e:{'|'.join([*CARD_RELATIONS, CUSTOM])}]-(b:Card) WHERE offset(id(a)) IN $at"
-            " RETURN offset(id(a)), label(e), e.type, offset(id(b)), e.weight",
+            " RETURN offset(id(a)), label(e), e.type, offset(id(b)), e.weight, id(a) = struct_extract(e, '_src')",
             {"at": list(by_offset)},
         )
-        return [(by_offset[a], custom if label == CUSTOM else label, b, float(weight if weight is not None else 1.0))
-                for a, label, custom, b, weight in rows]
+        return [(by_offset[a], custom if label == CUSTOM else label, b, float(weight if weight is not None else 1.0), bool(out))
+                for a, label, custom, b, weight, out in rows]
 
     def _ids_at(self, offsets: set[int]) -> dict[int, str]:
         """Card ids by Kuzu node offset."""

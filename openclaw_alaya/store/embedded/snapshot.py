@@ -28,6 +28,7 @@ from .graph import (
     CARD_FIELDS,
     CARD_RELATIONS,
     CUSTOM,
+    ENTITY_LINK,
     CardTimes,
     Edge,
     GraphStore,
@@ -81,6 +82,7 @@ class GraphSnapshot:
         self._to = np.concatenate([dst, src])[order]
         self._rel = np.concatenate([rel, rel])[order]
         self._weight = np.concatenate([weight, weight])[order]
+        self._out = np.concatenate([np.ones(len(src), bool), np.zeros(len(dst), bool)])[order]  # stored from `_from`
         why = edges.column("why").to_pylist()  # the few edges with a reason, by node offsets
         self._reasons = {(int(src[i]), names[i], int(dst[i])): why[i] for i in range(len(why)) if why[i]}
 
@@ -90,6 +92,8 @@ class GraphSnapshot:
         self._mentions: dict[str, list[int]] = {}
         for name, at in zip(mentions.column("name").to_pylist(), mentions.column("at").to_pylist()):
             self._mentions.setdefault(name, []).append(at)
+        self._entity_links = [(a, rel, b) for a, rel, b in
+                              graph.optional(f"MATCH (a:Entity)-[r:{ENTITY_LINK}]->(b:Entity) RETURN a.name, r.type, b.name")]
         for alias, name in graph.aliases().items():  # an entity's other names find its cards too
             if alias not in self._mentions:
                 self._mentions[alias] = self._mentions.get(name.lower(), [])
@@ -115,6 +119,10 @@ class GraphSnapshot:
         """As `GraphStore.neighbours`."""
         return distinct_edges(self._edges_from(ids), self._ids.__getitem__, relations)
 
+    def directed_neighbours(self, ids: list[str], relations: list[str] | None) -> list[tuple[str, str, str, float, bool]]:
+        """As `GraphStore.directed_neighbours`."""
+        return distinct_edges(self._edges_from(ids), self._ids.__getitem__, relations, directed=True)
+
     def fanout(self, ids: list[str]) -> dict[str, int]:
         """As `GraphStore.fanout`."""
         return count_fanout(self._edges_from(ids), {self._offset(cid) for cid in ids} - {None})
@@ -135,6 +143,11 @@ class GraphSnapshot:
             found.update(dict.fromkeys(self._ids[at] for at in self._mentions.get(name.lower(), [])))
         return list(found)
 
+    def entity_links(self, names: list[str]) -> list[tuple[str, str, str]]:
+        """As `GraphStore.entity_links`."""
+        wanted = {n.lower() for n in names}
+        return [link for link in self._entity_links if link[0].lower() in wanted or link[2].lower() in wanted]
+
     def resolve_ids(self, ids: Iterable[str]) -> dict[str, str]:
         """As `GraphStore.resolve_ids`."""
         return {old: self._forwards[old] for old in dict.fromkeys(ids)
@@ -152,7 +165,7 @@ class GraphSnapshot:
                 continue
             lo, hi = np.searchsorted(self._from, [at, at + 1])
             for i in range(lo, hi):
-                yield card_id, self._rel_names[self._rel[i]], int(self._to[i]), float(self._weight[i])
+                yield card_id, self._rel_names[self._rel[i]], int(self._to[i]), float(self._weight[i]), bool(self._out[i])
 
 
 GraphView = GraphStore | GraphSnapshot  # what recall reads: both answer the same six questions

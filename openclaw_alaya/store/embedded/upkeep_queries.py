@@ -142,9 +142,13 @@ class UpkeepQueries:
             self.drop_forwards_to(ids)
 
     def remove_unmentioned_entities(self) -> int:
-        gone = self._rows("MATCH (e:Entity) WHERE NOT EXISTS { MATCH (:Card)-[:MENTIONS]->(e) } RETURN e.name")
+        # a category of the hierarchy ("connection pooler", issue 35) stays while an entity a
+        # card mentions is related to it; the other unmentioned ones go with their relations
+        unused = ("MATCH (e:Entity) WHERE NOT EXISTS { MATCH (:Card)-[:MENTIONS]->(e) }"
+                  " AND NOT EXISTS { MATCH (e)-[:ENTITY_LINK]-(o:Entity)<-[:MENTIONS]-(:Card) }")
+        gone = self._rows(f"{unused} RETURN e.name")
         if gone:
-            self._rows("MATCH (e:Entity) WHERE NOT EXISTS { MATCH (:Card)-[:MENTIONS]->(e) } DELETE e")
+            self._rows(f"{unused} DETACH DELETE e")
         return len(gone)
 
     def add_missing_links(self, links: list["Link"]) -> None:

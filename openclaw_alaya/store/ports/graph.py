@@ -42,6 +42,12 @@ class GraphReads(Protocol):
         """(from id, relation name, to id, weight) for card-card edges touching `ids`, both ways."""
         ...
 
+    def directed_neighbours(self, ids: list[str], relations: list[str] | None) -> list[tuple[str, str, str, float, bool]]:
+        """As `neighbours`, each with whether the edge is stored from that card of `ids` to the
+        other (True) or points at it (False): a walk following a relation's synonym in the sense
+        that means the named one, LED_TO into a card for its causes (issue 35)."""
+        ...
+
     def fanout(self, ids: list[str]) -> dict[str, int]:
         """Relation name → how many cards outside `ids` it leads to from them."""
         ...
@@ -56,6 +62,11 @@ class GraphReads(Protocol):
 
     def resolve_ids(self, ids: Iterable[str]) -> dict[str, str]:
         """Old id → current id, for ids of cards merged into another."""
+        ...
+
+    def entity_links(self, names: list[str]) -> list[tuple[str, str, str]]:
+        """(entity, relation, entity) edges between entities touching any of these names
+        (case-insensitive), as stored: IS_A / PART_OF hierarchy and the like (issue 35)."""
         ...
 
 
@@ -129,6 +140,11 @@ class CardGraph(GraphReads, CurationGraph, UpkeepGraph, Protocol):
 
     def add_links(self, links: list["Link"]) -> None:
         """Card → card edges (replacing an edge of the same key)."""
+        ...
+
+    def link_entities(self, links: list[tuple[str, str, str]]) -> None:
+        """Entity → entity edges (entity, relation, entity), entities created as needed, each
+        edge once (distill/entity_links.py, issue 35)."""
         ...
 
     def link_to_sessions(self, rows: list[dict[str, Any]]) -> None:

@@ -167,7 +167,9 @@ class UpkeepGraph(Protocol):
         ...
 
     def remove_unmentioned_entities(self) -> int:
-        """Entities no card mentions any more (their names came from forgotten cards); how many."""
+        """Entities no card mentions any more (their names came from forgotten cards), with
+        their entity relations, except a category a still-mentioned entity is related to
+        (IS_A "connection pooler", issue 35); how many."""
         ...
 
     def add_missing_links(self, links: list["Link"]) -> None:
