@@ -62,3 +62,15 @@ def test_alaya_mcp_without_the_sdk_names_the_extra_in_one_line(tmp_path):
     assert "openclaw-alaya[mcp]" in served.stderr, served.stderr
     tokens = _cli(data, "mcp", "token", "list")
     assert tokens.returncode == 0, tokens.stderr
+
+
+def test_alaya_version_answers_without_building_the_parsers():
+    """`alaya --version` prints the version without importing cli/main.py, whose 30-odd
+    parsers took about 40 of its 100 ms (docs/performance.md, "Install size and import time")."""
+    code = ("import sys\nfrom openclaw_alaya.cli.client import main\nmain(['--version'])\n"
+            "print('openclaw_alaya.cli.main' in sys.modules)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    from openclaw_alaya import __version__
+
+    assert proc.stdout.splitlines() == [f"alaya {__version__}", "False"], proc.stdout
