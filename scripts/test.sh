@@ -24,16 +24,20 @@ fi
 
 # Three workers, one test file each at a time (pytest-xdist, --dist loadfile: a file's tests
 # share their fixtures): most files wait on subprocesses, locks and OpenClaw, so three keep two
-# cores busy. ALAYA_TEST_WORKERS=0 runs the files one after another.
+# cores busy. The longest files go first (tests/conftest.py orders them by
+# tests/file_seconds.json; --no-loadscope-reorder keeps that order instead of xdist's "most
+# tests first"), so that no long file starts near the end. ALAYA_TEST_WORKERS=0 runs the files
+# one after another. Each test's time goes to .venv-test/junit.xml: scripts/file-seconds.py
+# turns it into tests/file_seconds.json when files have grown or shrunk (issue 35).
 workers=${ALAYA_TEST_WORKERS:-3}
 parallel=()
-[ "$workers" != "0" ] && parallel=(-n "$workers" --dist loadfile)
+[ "$workers" != "0" ] && parallel=(-n "$workers" --dist loadfile --no-loadscope-reorder)
 echo "== pytest (Python and end-to-end) on ${workers} workers: a dot per test, the slowest tests at the end"
 if [ "${ALAYA_SKIP_E2E:-}" != "1" ] && [ ! -d .cache/openclaw ]; then
   echo "   the end-to-end tests install Node 24 and OpenClaw into .cache/openclaw first (about 840 MB,"
   echo "   once); ALAYA_SKIP_E2E=1 skips them"
 fi
 started=$(date +%s)
-.venv-test/bin/python -m pytest "${parallel[@]}" --durations=10 "$@" || status=$?
-echo "== pytest took $(( $(date +%s) - started )) s"
+.venv-test/bin/python -m pytest "${parallel[@]}" --durations=10 --junitxml=.venv-test/junit.xml "$@" || status=$?
+echo "== pytest took $(( $(date +%s) - started )) s; the whole run $SECONDS s"
 exit "$status"

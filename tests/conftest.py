@@ -78,3 +78,48 @@ def memory(memory_on_backend):
     """An initialised data directory, on each registered backend in turn (embedded: real Kuzu
     and LanceDB files)."""
     return memory_on_backend
+
+
+# Longest test files first (issue 35): scripts/test.sh hands whole files to its workers
+# (--dist loadfile, --no-loadscope-reorder keeps this order), so a long file started last is
+# the run's tail: the chaos run (~4 min) and the OpenClaw files began after the short ones.
+# tests/file_seconds.json holds each file's measured seconds (scripts/file-seconds.py makes it
+# from a run's JUnit XML); a file not in it counts as DEFAULT_FILE_SECONDS.
+DEFAULT_FILE_SECONDS = 10.0
+
+
+def pytest_collection_modifyitems(config, items):
+    import json
+
+    measured = json.loads((Path(__file__).parent / "file_seconds.json").read_text(encoding="utf-8"))
+    rank = {item: -measured.get(item.nodeid.split("::", 1)[0], DEFAULT_FILE_SECONDS) for item in items}
+    items.sort(key=rank.__getitem__)  # stable: a file's own tests keep their order
+
+
+# A progress line a minute (issue 35): the dots' percentage shows only at the end of each row
+# of 72, which took minutes while the long files ran; CI logs show this line as it comes.
+HEARTBEAT_SECONDS = float(os.environ.get("ALAYA_TEST_HEARTBEAT") or 60)
+_progress: dict = {"done": 0, "failed": 0, "started": 0.0, "said": 0.0, "terminal": None}
+
+
+def pytest_sessionstart(session):
+    import time
+
+    _progress["started"] = _progress["said"] = time.monotonic()
+    _progress["terminal"] = session.config.pluginmanager.get_plugin("terminalreporter")
+
+
+def pytest_runtest_logreport(report):
+    import time
+
+    if os.environ.get("PYTEST_XDIST_WORKER") or not (report.when == "call" or report.failed or report.skipped):
+        return
+    _progress["done"] += report.when == "call" or report.when == "setup"
+    _progress["failed"] += report.failed
+    now = time.monotonic()
+    if now - _progress["said"] >= HEARTBEAT_SECONDS and _progress["terminal"] is not None:
+        _progress["said"] = now
+        minutes, seconds = divmod(int(now - _progress["started"]), 60)
+        _progress["terminal"].ensure_newline()
+        _progress["terminal"].write_line(f"[{minutes}:{seconds:02d}] {_progress['done']} tests done, "
+                                         f"{_progress['failed']} failed")

@@ -9,7 +9,7 @@ import json
 import sys
 from typing import Any
 
-from ..errors import InputError
+from ..errors import ConfigError, InputError
 from ..text import counted
 from . import common, tokens
 from .common import print_json
@@ -205,7 +205,16 @@ def cmd_entities(args: argparse.Namespace) -> int:
     return 0
 
 
+# `alaya mcp`'s SDK is an extra (issue 35): with its web stack (starlette, uvicorn, jsonschema,
+# pyjwt with cryptography) it is 20 distributions and 29 MB that the plugin and the CLI never use.
+MCP_INSTALL_HINT = "pip install 'openclaw-alaya[mcp]'"
+
+
 def cmd_mcp(args: argparse.Namespace) -> int:
+    import importlib.util
+
+    if importlib.util.find_spec("mcp") is None:
+        raise ConfigError(f"`alaya mcp` needs the MCP SDK, which is not installed: {MCP_INSTALL_HINT}")
     from ..tools.mcp_server import serve
 
     serve(common.memory(args.data_dir), http=args.http, agent=args.agent)

@@ -160,11 +160,30 @@ def test_release_workflow_builds_and_checks_as_this_module_does():
     assert publish["steps"][-1] == {"uses": "pypa/gh-action-pypi-publish@release/v1"}
 
 
-def test_release_build_passes_twine_check_and_carries_package_data(clone, tmp_path):
+@pytest.fixture(scope="module")
+def release_dist(clone, tmp_path_factory) -> Path:
+    """The sdist and wheel as .github/workflows/release.yml builds them, built once for the module."""
+    dist = tmp_path_factory.mktemp("dist")
+    clone.sh(f"{RELEASE_BUILD.replace('python', sys.executable, 1)} --outdir {dist} .")
+    return dist
+
+
+def test_release_workflow_builds_every_change_and_publishes_only_tags():
+    """Issue 35: what a tag would publish is built, installed and its sdist's tests run on every
+    push to main and pull request; only a version tag reaches the publish job."""
+    workflow = yaml.safe_load((REPO / ".github" / "workflows" / "release.yml").read_text(encoding="utf-8"))
+    assert "pull_request" in workflow[True] and workflow[True]["push"]["branches"] == ["main"]
+    assert workflow["jobs"]["publish"]["if"] == "startsWith(github.ref, 'refs/tags/v')"
+    runs = "\n".join(step.get("run", "") for step in workflow["jobs"]["build"]["steps"])
+    for test in SDIST_TESTS:
+        assert test in runs, f"the release workflow does not run the sdist's {test}"
+    assert "dist/*.whl" in runs and "alaya --version" in runs
+
+
+def test_release_build_passes_twine_check_and_carries_package_data(clone, release_dist):
     """What .github/workflows/release.yml builds and checks before publishing (the wheel is built
     from the sdist, so a file missing from the sdist fails here too)."""
-    dist = tmp_path / "dist"
-    clone.sh(f"{RELEASE_BUILD.replace('python', sys.executable, 1)} --outdir {dist} .")
+    dist = release_dist
     built = sorted(p.name for p in dist.iterdir())
     assert [n for n in built if n.endswith(".whl")] and [n for n in built if n.endswith(".tar.gz")], built
     clone.sh(RELEASE_CHECK.replace("python", sys.executable, 1).replace("dist/", f"{dist}/"), offline=True)
@@ -176,6 +195,33 @@ def test_release_build_passes_twine_check_and_carries_package_data(clone, tmp_pa
     assert {n.rsplit("/", 1)[1] for n in names if n.startswith("openclaw_alaya/templates/")} == templates
     assert "openclaw_alaya/safety/bip39-english.txt" in names
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), "the MIT licence text is not in the wheel"
+
+
+# The sdist's own tests run from the unpacked sdist (issue 35): fixtures from its conftest, builders
+# from its helpers, the ranking set from its fixtures, the postgres server script beside them.
+SDIST_SUPPORT = ["tests/conftest.py", "tests/helpers.py", "tests/pg_server.py", "tests/fixtures/ranking/questions.json",
+                 "tests/plugins/alaya_test_plugin.py", "tests/e2e/conftest.py", "constraints.txt"]
+SDIST_TESTS = ["tests/test_ranking_set.py", "tests/test_recall_words.py"]
+
+
+def test_sdist_carries_its_tests_and_they_run(release_dist, tmp_path):
+    """A packager's check: unpack the sdist, run a couple of its tests against the package it
+    carries (its conftest's `memory` fixture, helpers.session_json, the ranking fixtures)."""
+    import tarfile
+
+    with tarfile.open(next(release_dist.glob("*.tar.gz"))) as sdist:
+        sdist.extractall(tmp_path, filter="data")
+    root = next(tmp_path.glob("openclaw_alaya-*"))
+    missing = [name for name in SDIST_SUPPORT if not (root / name).is_file()]
+    assert not missing, f"the sdist lacks what its tests need: {missing}"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ALAYA_")}
+    env.update(PYTHONPATH=str(root), ALAYA_SKIP_E2E="1")
+    where = subprocess.run([sys.executable, "-c", "import openclaw_alaya; print(openclaw_alaya.__file__)"],
+                           cwd=root, env=env, capture_output=True, text=True)
+    assert where.stdout.startswith(str(root)), f"not the sdist's package: {where.stdout}{where.stderr}"
+    p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *SDIST_TESTS], cwd=root,
+                       env=env, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
+    assert p.returncode == 0 and " passed" in p.stdout, f"the sdist's tests failed:\n{p.stdout[-3000:]}{p.stderr[-2000:]}"
 
 
 def _oldest_python() -> str | None:
