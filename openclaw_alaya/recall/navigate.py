@@ -45,6 +45,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from ..config import RecallConfig
+from ..distill.concepts import search_phrase
 from ..embedding import Embedder
 from ..errors import AlayaError, NotFoundError
 from ..models import Card, Explorable, RecallNode, RecallResult, now_iso, source_of
@@ -55,7 +56,7 @@ from .compact import Returned
 from .causes import stated_causes
 from .context import SESSION_NEXT, session_neighbours
 from .history import asks_history, fill_replaced
-from .intent import CAUSE, IntentBoost, without_names
+from .intent import CAUSE, IntentBoost, situation, without_names
 from .periods import aware
 from .decisions import DECISION, session_decisions
 from .tags import asked_in, within
@@ -212,6 +213,11 @@ class Recaller:
                 lists.append((self.config.vector_weight, [cid for cid, sim in matches if sim >= floor]))
         if request.concepts:
             lists.append((self.config.fts_weight, graph.card_ids_mentioning(request.concepts)[:n]))
+        # a message telling of one's situation: the cards filed under its concepts and those
+        # stating a cause, goal, value or state (distill/concepts.py), a bridge where no word is shared
+        if self.config.concept_weight and text and situation(text):
+            phrase = search_phrase(text)
+            lists.append((self.config.concept_weight, [cid for cid, _ in index.text_search(phrase, n, scopes)]))
         k = self.config.rrf_k
         best = sum(weight for weight, ranked in lists if ranked) / (k + 1) or 1.0
         fused: dict[str, float] = {}
