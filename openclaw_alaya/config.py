@@ -149,7 +149,8 @@ class RecallConfig(_Section):
     # person) also searches its concepts (distill/concepts.py: states, feelings, areas of life)
     # and `stance` against the cards' `about/` tags, as one more ranked list of this weight (issue
     # 32, LoCoMo-Plus bridges; 0 turns it off). LoCoMo-Plus half A cue@2000 (bench/locomo_plus.py,
-    # hash): 0.085 at 0, 0.244 at 1, 0.268 at 2, 0.305 at 4, 0.293 at 6 and 8.
+    # hash): 0.085 at 0, 0.195 at 2, 0.280 at 4 and at 6 (mrr 0.087 both); questions never take
+    # this path, so LoCoMo's evidence does not move with it.
     concept_weight: float = Field(4.0, ge=0)
     # The query's vector is this share the whole question's and the rest the question's
     # without the people it names (recall/intent.py, `without_names`): their names head nearly
