@@ -8,9 +8,9 @@ embedder, no vector; both are about nervousness and work. Every distiller's card
 under the few concepts its words name most (`about/<concept>` tags, plan.py), and a card that
 states a stance (a cause, goal, value or lasting state: `STANCE`) also under `about/stance`;
 the full-text row of a stance card holds those tags as words of their own (models.index_row).
-A message telling of one's situation (recall/intent.py, `situation`) searches its concepts and
-`stance` as one more ranked list (recall/navigate.py, `recall.concept_weight`), so the card of
-the same state joins the candidates though no word of the message is in it.
+A message telling of one's situation (recall/intent.py, `situation`) searches its concepts as
+one more ranked list (recall/navigate.py, `recall.concept_weight`), so the stance card of the
+same state joins the candidates though no word of the message is in it.
 
 The lexicon is Empath's (Fast et al., CHI 2016; MIT, data/EMPATH-LICENSE.txt): 194 categories
 (nervousness, pain, work, family, money, trust, …), each a list of English words grown from seed
@@ -48,8 +48,8 @@ STANCE_TAG = TAG + "stance"  # the tag of a card that says one (`concept_tags`)
 # the many a card touches once each say little about it). LoCoMo-Plus half A cue@2000 with
 # every card filed (an earlier variant): 0.305 at 4, 0.293 at 6
 PER_CARD = 4
-# the concepts of a message recall searches for, the strongest first; half A cue@2000 / mrr:
-# 3: 0.280 / 0.061, 6: 0.280 / 0.087, 12: 0.256 / 0.106
+# the concepts of a message recall searches for, the strongest first; half A cue@2000 / mrr
+# (an earlier variant that searched `stance` too): 3: 0.280 / 0.061, 6: 0.280 / 0.087, 12: 0.256 / 0.106
 PER_QUERY = 6
 
 # Chinese words per Empath category, substrings of the text (no segmentation needed)
@@ -171,9 +171,10 @@ _NOT_SAID = re.compile(r"^[^\n:]{1,60}?(?: \([^)\n]*\))?: |\[[^\]]*\]", re.MULTI
 
 def search_phrase(text: str, limit: int = PER_QUERY) -> str:
     """What recall searches the index for to find the cards filed under the concepts of a
-    message telling of one's situation, and those stating a stance: their tags as the index
-    writes them (models.index_text)."""
-    return " ".join(f"{TAG}{name}".replace("/", "_") for name in [*concepts(text, limit), STANCE_TAG.removeprefix(TAG)])
+    message telling of one's situation: their tags as the full-text rows hold them
+    (models.concept_words), which only the rows of cards stating a stance do. Not `stance`
+    itself: every such card would match it, sharing no concept with the message."""
+    return " ".join(f"{TAG}{name}".replace("/", "_") for name in concepts(text, limit))
 
 
 def concept_tags(text: str, limit: int = PER_CARD) -> list[str]:
