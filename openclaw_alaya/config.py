@@ -145,6 +145,13 @@ class RecallConfig(_Section):
     rrf_k: int = Field(5, ge=1)
     fts_weight: float = Field(1.0, ge=0)
     vector_weight: float = Field(0.5, ge=0)
+    # A message telling of one's situation (recall/intent.py, `situation`: no question, first
+    # person) also searches its concepts (distill/concepts.py: states, feelings, areas of life)
+    # against the `about/` tags of the cards stating a stance, as one more ranked list of this
+    # weight (issue 32, LoCoMo-Plus bridges; 0 turns it off). LoCoMo-Plus half A cue@2000
+    # (bench/locomo_plus.py, hash): 0.085 at 0, 0.207 at 2, 0.195 at 4, 0.220 at 6; questions
+    # never take this path, so LoCoMo's evidence does not move with it.
+    concept_weight: float = Field(6.0, ge=0)
     # The query's vector is this share the whole question's and the rest the question's
     # without the people it names (recall/intent.py, `without_names`): their names head nearly
     # every card of a conversation, so they pull a vector search toward cards that say little

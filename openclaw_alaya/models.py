@@ -396,13 +396,33 @@ class Distiller(Protocol):
     def distill(self, session: Session, start: int = 0) -> DistillResult: ...
 
 
+CONCEPT_TAG = "about/"  # a concept tag's head (distill/concepts.py, issue 32): `about/nervousness`
+STANCE_WORD = "about_stance"  # the index word of the tag of a card that states a stance
+
+
 def index_text(card: Card) -> str:
-    """What the index sees of a card: its words, tags and entity names."""
-    return "\n".join([card.title, card.content, " ".join(card.tags), " ".join(card.entities)])
+    """What the index sees of a card and its vector is made of: its words, tags and entity
+    names; not its concept tags, which are the full-text row's alone (`index_row`): in the
+    vector too they diluted its words (LoCoMo dev evidence @500 0.782 with them in the
+    full-text row alone, 0.774 in the vector as well)."""
+    tags = [t for t in card.tags if not t.startswith(CONCEPT_TAG)]
+    return "\n".join([card.title, card.content, " ".join(tags), " ".join(card.entities)])
+
+
+def concept_words(card: Card) -> str:
+    """The concept tags of a card that states a stance (`about/stance`: a cause, goal, value or
+    lasting state), as the full-text index holds them: each one word of its own
+    (`about_nervousness`), so that searching a concept finds the cards filed under it and not
+    every card that says "nervous", and no question's word matches one. Only those cards: a
+    situation is searched for them alone, and the words added to every row moved LoCoMo's
+    full-text ranking (longer rows), evidence @1000 0.863 -> 0.860."""
+    tags = [t.replace("/", "_") for t in card.tags if t.startswith(CONCEPT_TAG)]
+    return " ".join(tags) if STANCE_WORD in tags else ""
 
 
 def index_row(card: Card) -> dict[str, str]:
-    return {"id": card.id, "text": index_text(card), "scope": card.scope, "type": card.type}
+    text = "\n".join(filter(None, [index_text(card), concept_words(card)]))
+    return {"id": card.id, "text": text, "scope": card.scope, "type": card.type}
 
 
 # --- results of the engine's operations ------------------------------------------------------

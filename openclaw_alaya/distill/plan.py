@@ -26,6 +26,7 @@ from ..safety.echo import Echoes
 from ..store import tombstones
 from ..store.raw import RawStore
 from ..config import ProvenanceConfig
+from .concepts import concept_tags
 from .deliberate import distiller_for
 from .entity_links import entity_links
 from .subagent import SubagentSummary
@@ -101,7 +102,7 @@ def _card(session: Session, draft, stamp: str, echoes: Echoes) -> Card:
         title=draft.title,
         content=draft.content,
         type=draft.type,
-        tags=draft.tags,
+        tags=[*draft.tags, *(t for t in concept_tags(draft.content) if t not in draft.tags)],
         entities=draft.entities,
         importance=draft.importance,
         scope=session.agent_id,

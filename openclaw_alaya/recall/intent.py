@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass, replace
 
 from ..config import IntentWeights
+from ..distill.concepts import STANCE
 from ..models import ENTITY_TYPE, Card
 from ..text import content_words
 
@@ -53,6 +54,13 @@ CAUSE = re.compile(
 PLACE = re.compile(
     r"\b(?:lives? in|living in|moved to|moving to|based in|located in|relocated to|is in|are in)\b"
     r"|住在|搬到|搬去|位于|定居|在\w{1,8}(?:工作|生活)", re.IGNORECASE)
+
+
+# A message that is no question and speaks of oneself: the situation shape
+_FIRST_PERSON = re.compile(r"\b(?:i|i['’](?:m|ve|d|ll)|my|me|we|our|us)\b|我", re.IGNORECASE)
+_QUESTION = re.compile(r"[?？]|^\s*(?:what|when|where|which|who|whom|whose|why|how|do|does|did|is|are|can|could|should)\b"
+                       r"|吗|什么|哪|谁|为什么|怎么|如何|多少", re.IGNORECASE)
+_SITUATION = Intent("situation", states=STANCE)
 
 
 def _words(*phrases: str) -> re.Pattern[str]:
@@ -143,7 +151,13 @@ def classify(question: str) -> Intent | None:
     for intent, english, chinese in _KINDS:
         if english.search(question) or chinese.search(question):
             return intent
-    return None
+    return _SITUATION if situation(question) else None
+
+
+def situation(text: str) -> bool:
+    """Whether a message tells of one's own situation rather than asks something: the shape a
+    card stating a cause, goal, value or lasting state answers (distill/concepts.py, STANCE)."""
+    return bool(_FIRST_PERSON.search(text)) and not _QUESTION.search(text)
 
 
 # A line's speaker head as the distiller writes it, one to three capitalised words ("Melanie (8 May

@@ -47,6 +47,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from ..config import RecallConfig
+from ..distill.concepts import search_phrase
 from ..embedding import Embedder
 from ..errors import AlayaError, NotFoundError
 from ..models import Card, Explorable, RecallNode, RecallResult, now_iso, source_of
@@ -59,7 +60,7 @@ from .context import SESSION_NEXT, session_neighbours
 from .derived import widen
 from .hierarchy import below
 from .history import asks_history, fill_replaced
-from .intent import CAUSE, IntentBoost, without_names
+from .intent import CAUSE, IntentBoost, situation, without_names
 from .periods import aware
 from .synonyms import Way, following
 from .decisions import DECISION, session_decisions
@@ -221,6 +222,11 @@ class Recaller:
             under = below(graph, request.concepts)  # PgBouncer for "connection pooler" (issue 35)
             if under:
                 lists.append((self.config.fts_weight / 2, graph.card_ids_mentioning(under)[:n]))
+        # a message telling of one's situation: the cards filed under its concepts and those
+        # stating a cause, goal, value or state (distill/concepts.py), a bridge where no word is shared
+        if self.config.concept_weight and text and situation(text):
+            phrase = search_phrase(text)
+            lists.append((self.config.concept_weight, [cid for cid, _ in index.text_search(phrase, n, scopes)]))
         k = self.config.rrf_k
         best = sum(weight for weight, ranked in lists if ranked) / (k + 1) or 1.0
         fused: dict[str, float] = {}
