@@ -108,7 +108,9 @@ def test_alias_names_must_be_relation_names():
 
     from openclaw_alaya.config import RecallConfig
 
-    with pytest.raises(ValueError):
+    assert RecallConfig(relation_aliases={"INSPIRED_BY_IDEA": "INSPIRED_BY"}).relation_aliases == {
+        "INSPIRED_BY_IDEA": "INSPIRED_BY"}
+    with pytest.raises(ValueError, match="no relation name"):
         RecallConfig(relation_aliases={"inspired by": "INSPIRED_BY"})
 
 
