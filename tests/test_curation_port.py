@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from openclaw_alaya.models import CONCEPT_TAG
+
 TRIPLETS = [{"subject": "Robert", "relation": "maintains", "object": "billing-api"},
             {"subject": "Bob", "relation": "owns", "object": "the pager rota"}]
 
@@ -107,4 +109,6 @@ def test_card_page_and_headlines(stored):
         assert (empty.total, empty.cards) == (2, [])
         headlines = {h.id: h for h in graph.card_headlines()}
     assert set(headlines) == set(ids.values()) - {ids["commit"], ids["new_session"]}
-    assert headlines[ids["old"]][1:] == ("The release train leaves every second Tuesday.", "decision", 0.7, ["Release"], "manual")
+    title, type_, importance, tags, origin = headlines[ids["old"]][1:]
+    assert (title, type_, importance, origin) == ("The release train leaves every second Tuesday.", "decision", 0.7, "manual")
+    assert [t for t in tags if not t.startswith(CONCEPT_TAG)] == ["Release"]  # and its concepts (distill/concepts.py)

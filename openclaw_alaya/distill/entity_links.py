@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from ..models import Card
+from ..models import CONCEPT_TAG, Card
 
 # a hierarchy edge: the child first (the seed's entity `parent_id`)
 HIERARCHY = ("IS_A", "PART_OF")
@@ -45,6 +45,8 @@ def entity_links(card: Card) -> list[tuple[str, str, str]]:
         for link in _stated(sentence, names):
             found[link] = None
     for tag in card.tags:
+        if tag.startswith(CONCEPT_TAG):
+            continue  # a lexicon's concept (distill/concepts.py), not a hierarchy the owner filed under
         parts = [p.strip() for p in tag.split("/") if p.strip()]
         found.update(dict.fromkeys((child, "PART_OF", parent) for parent, child in zip(parts, parts[1:])))
     return [link for link in found if link[0].casefold() != link[2].casefold()]
