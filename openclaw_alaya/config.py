@@ -447,6 +447,19 @@ class CoreConfig(_Section):
     writeback: bool = True  # introspect writes the core into each known workspace's MEMORY.md (marked section)
 
 
+class LogConfig(_Section):
+    """issue 35: where the `openclaw_alaya` loggers write (cli/logsetup.py). Nothing set: Python's
+    default, warnings to stderr. ALAYA_LOG_LEVEL and ALAYA_LOG_FILE win over these."""
+
+    file: str | None = None  # a path; relative: to the data directory
+    level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] | None = None  # None: INFO with a file, else WARNING
+
+    @field_validator("level", mode="before")
+    @classmethod
+    def _upper(cls, value: Any) -> Any:
+        return value.upper() if isinstance(value, str) else value
+
+
 class Config(_Section):
     embedding: EmbeddingConfig = Field(default_factory=EmbeddingConfig)
     temperature: TemperatureConfig = Field(default_factory=TemperatureConfig)
@@ -464,6 +477,7 @@ class Config(_Section):
     serve: ServeConfig = Field(default_factory=ServeConfig)
     workspace: WorkspaceConfig = Field(default_factory=WorkspaceConfig)
     core: CoreConfig = Field(default_factory=CoreConfig)
+    log: LogConfig = Field(default_factory=LogConfig)
 
     @model_validator(mode="before")
     @classmethod

@@ -280,7 +280,9 @@ def test_session_start_without_a_prompt_through_the_process(data):
     hottest and newest cards), through a real `alaya hook session-start` process."""
     proc = subprocess.run([sys.executable, "-m", "openclaw_alaya", "--data-dir", str(data), "hook", "session-start",
                            "--budget", "6000"], input=json.dumps({"agentId": AGENT, "sessionId": "s-cold"}),
-                          capture_output=True, text=True, timeout=120, env={**os.environ, "ALAYA_NO_SERVE": "1"})
+                          capture_output=True, text=True, timeout=120,
+                          # the day after the imported sessions (recent sessions go by their own time: issue 31)
+                          env={**os.environ, "ALAYA_NO_SERVE": "1", "ALAYA_NOW": "2026-12-02T10:00:00+00:00"})
     assert proc.returncode == 0, proc.stderr
     block = json.loads(proc.stdout)["prependContext"]
     assert "Recent sessions" in block

@@ -10,8 +10,10 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import logging
 import os
 import sys
+import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +41,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     if extra:  # the command's own usage, not the top level's (argparse reports extras from the top)
         (commands.get(name) or parser).error(f"unrecognized arguments: {' '.join(extra)}")
     os.umask(0o077)  # memories are private: every file the stores create is owner-only
+    log = _log_start(args, name)
+    started = time.monotonic()
+    code = _run(args)
+    log.info("%s: exit %d after %.2f s", name or "alaya", code, time.monotonic() - started)
+    return code
+
+
+def _log_start(args: argparse.Namespace, name: str | None) -> logging.Logger:
+    """The package's logger as `log.file` / `log.level` or ALAYA_LOG_* set it (cli/logsetup.py,
+    issue 35), and the command's first line in it."""
+    from ..store.datadir import resolve_data_dir
+    from .logsetup import configure
+
+    log = configure(resolve_data_dir(getattr(args, "data_dir", None)))
+    log.info("%s: started (alaya %s, pid %d)", name or "alaya", __version__, os.getpid())
+    return log
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         return args.handler(args)
     except AlayaError as exc:
@@ -74,6 +95,9 @@ def _unknown_command(name: str, commands: dict[str, Any]) -> int:
 
 def _fail(message: str) -> None:
     print(f"alaya: error: {_one_line(message)}", file=sys.stderr)
+    log = logging.getLogger("openclaw_alaya")
+    if log.handlers:  # said in the log too when one is set (issue 35); never twice on stderr
+        log.error("%s", _one_line(message))
 
 
 def _one_line(text: str) -> str:
