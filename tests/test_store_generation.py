@@ -65,3 +65,22 @@ def test_the_forgotten_list_is_bounded_and_says_since_when_it_is_complete(tmp_pa
     assert doc["forgotten"] == [["b", 1], ["c", 3], ["d", 3]]
     # "a" (generation 1) is gone: the list is complete only for forgets after generation 1
     assert doc["since"] == 1 and doc["generation"] == 3
+
+
+def test_a_forgotten_note_is_not_injected_again_not_even_as_a_recent_session(memory):
+    """A stored note is a one-turn session whose title is the note's text; forgetting the note's
+    card forgets that session too, so session start's "Recent sessions" does not repeat it."""
+    from openclaw_alaya.bridge.inject import StartRequest, build
+
+    gone = memory.remember("The staging VPN password rotation is handled by the tool named ploverkey.",
+                           type="fact", agent="main")
+    memory.remember("The release checklist for the staging VPN lives in the tool named wrenlist.",
+                    type="fact", agent="main")
+    request = StartRequest(agent_id="main", session_id="cur", prompt="Which tools do we use for the staging VPN?",
+                           budget=1200)
+    assert "ploverkey" in build(memory, request)
+    memory.forget([gone.card_id])
+    block = build(memory, request)
+    assert "wrenlist" in block and "ploverkey" not in block, block
+    with memory.reading("test") as graph:
+        assert graph.get_session(gone.session_id) is None
