@@ -155,7 +155,8 @@ def _forget(memory: "Memory", cards: list[Card], *, reason: str, purge_raw: bool
                 "sources": [s.model_dump() for s in c.sources], "purged_raw": purge_raw} for c in cards]
     if session:
         records.append({"kind": "session", "id": session, "ts": stamp, "reason": reason, "purged_raw": purge_session})
-    records += [{"kind": "session", "id": sid, "ts": stamp, "reason": reason, "purged_raw": purge_raw} for sid in notes]
+    # a note's turn is blanked by its cards' records when purge_raw: the session record only takes it out of L2
+    records += [{"kind": "session", "id": sid, "ts": stamp, "reason": reason, "purged_raw": False} for sid in notes]
     operation = f"forget {len(cards)} cards" + (f" and session {session}" if session else "")
     report.purged_turns = carry_out(memory, records, operation)
     return report
