@@ -27,7 +27,8 @@ FIRST = "Which tool handles the staging VPN password rotation?"
 SECOND = "Remember where the release checklist lives, and forget the note on the VPN password rotation."
 THIRD = "Which tools do we use for the staging VPN: its password rotation and its release checklist?"
 DONE = "STUB-TOOLS-DONE"
-BLOCK = re.compile(r"<alaya-memory[\s>].*?</alaya-memory>", re.S)
+# the block itself, not the skill's or a tool description's mention of the tag
+BLOCK = re.compile(r'<alaya-memory untrusted="true"[^>]*>.*?</alaya-memory>', re.S)
 
 
 def memory_blocks(body: dict) -> str:
