@@ -46,7 +46,7 @@ from .models import (
 )
 from .progress import progress
 from .providers import bind, make_distiller, make_embedder
-from .store import tombstones
+from .store import generation, tombstones
 from .store.datadir import DataDir, resolve_data_dir
 from .store.fsutil import append_line
 from .store.raw import LINKS_LOG
@@ -384,21 +384,21 @@ class Alaya:
         from .curate.notes import Note, remember
 
         self.dirs.require()
-        return remember(self, _request(Note, "remember", text=text, **options))
+        return self._changed(remember(self, _request(Note, "remember", text=text, **options)))
 
     def correct(self, card: str, text: str, *, reason: str | None = None) -> "Remembered":
         """Store what is true now and supersede `card` with it (curate/notes.py)."""
         from .curate.notes import correct
 
         self.dirs.require()
-        return correct(self, card, text, reason=reason)
+        return self._changed(correct(self, card, text, reason=reason))
 
     def commit(self, triplets: list[Any], **options: Any) -> "Committed":
         """Store `{subject, relation, object, confidence}` triplets; `entity_types`,
         `temporal_tag`, `agent` (curate/triplets.py)."""
         from .curate.triplets import Commit, commit
 
-        return commit(self, _request(Commit, "commit", triplets=triplets, **options))
+        return self._changed(commit(self, _request(Commit, "commit", triplets=triplets, **options)))
 
     def forget(self, cards: list[str] | None = None, *, session: str | None = None, query: str | None = None,
                criteria: dict[str, Any] | None = None, **options: Any) -> "Forgotten":
@@ -411,12 +411,14 @@ class Alaya:
         if sum(x is not None and x != [] for x in (cards, session, query, criteria)) != 1:
             raise InputError("forget: give card ids, a session, a query or criteria (one of them)")
         if session is not None:
-            return forget.forget_session(self, session, **options)
-        if query is not None:
-            return forget.forget_query(self, query, **options)
-        if criteria is not None:
-            return forget.purge(self, _request(forget.Criteria, "purge", **criteria), **options)
-        return forget.forget_cards(self, list(cards or []), **options)
+            gone = forget.forget_session(self, session, **options)
+        elif query is not None:
+            gone = forget.forget_query(self, query, **options)
+        elif criteria is not None:
+            gone = forget.purge(self, _request(forget.Criteria, "purge", **criteria), **options)
+        else:
+            gone = forget.forget_cards(self, list(cards or []), **options)
+        return gone if gone.dry_run else self._changed(gone, forgotten=[c["id"] for c in gone.cards])
 
     def restore(self, cards: list[str]) -> "Restored":
         """Put cards introspect forgot back as they were, until their copies are purged
@@ -424,7 +426,13 @@ class Alaya:
         from .curate import restore
 
         self.dirs.require()
-        return restore.restore(self, list(cards))
+        return self._changed(restore.restore(self, list(cards)))
+
+    def _changed(self, result: Any, forgotten: list[str] | None = None) -> Any:
+        """`result`, once the store's generation has moved on (store/generation.py, issue 33):
+        what memory says changed on purpose, so a cached injected block is stale."""
+        generation.bump(self.dirs.state, forgotten or ())
+        return result
 
     def forgotten(self) -> list[dict[str, Any]]:
         """The cards introspect forgot that `restore` can bring back: id, title, reason, when."""

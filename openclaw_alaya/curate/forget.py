@@ -17,10 +17,12 @@ finds only what recall finds: cards in L2.)
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
+from ..distill.deliberate import NOTE_FORMAT
 from ..errors import InputError, NotFoundError
 from ..models import Card, RecallNode, check_id, now_iso
 from ..store import forgotten, tombstones
@@ -65,7 +67,7 @@ def forget_cards(memory: "Memory", ids: list[str], *, reason: str | None = None,
     if missing:
         raise NotFoundError(f"no card {missing[0]!r}")
     return _forget(memory, list(cards.values()), reason=reason or "forgotten by request", purge_raw=purge_raw,
-                   dry_run=dry_run)
+                   dry_run=dry_run, notes=_notes_of(memory, cards.values()))
 
 
 def forget_session(memory: "Memory", session_id: str, *, reason: str | None = None, purge_raw: bool = False,
@@ -94,7 +96,8 @@ def purge(memory: "Memory", criteria: Criteria, *, reason: str | None = None, pu
                          "without one it would forget everything")
     with memory.reading("purge (matching cards)") as graph:
         cards = _matching(memory, graph, criteria)
-    return _forget(memory, cards, reason=reason or _purge_reason(criteria), purge_raw=purge_raw, dry_run=dry_run)
+    return _forget(memory, cards, reason=reason or _purge_reason(criteria), purge_raw=purge_raw, dry_run=dry_run,
+                   notes=_notes_of(memory, cards))
 
 
 def _purge_reason(criteria: Criteria) -> str:
@@ -128,18 +131,32 @@ def _says_any(asked: set[str], node: RecallNode) -> bool:
     return bool(asked & set(content_words(said, stemming=True)))
 
 
+def _notes_of(memory: "Memory", cards: "Iterable[Card]") -> list[str]:
+    """The note sessions (`alaya remember`, memory_store) whose every card is among `cards`.
+    Such a session holds nothing but the note, and its title is the note's text: left in L2, the
+    forgotten words came back in session start's "Recent sessions" (issue 33), so it goes too."""
+    going = {c.id: c for c in cards}
+    sids = sorted({s.session_id for c in going.values() for s in c.sources})
+    with memory.reading("forget (finding notes)") as graph:
+        rows = graph.get_sessions(sids)
+        return [sid for sid in sids if (rows.get(sid) or {}).get("source_format") == NOTE_FORMAT
+                and set(graph.session_card_ids(sid)) <= going.keys()]
+
+
 def _forget(memory: "Memory", cards: list[Card], *, reason: str, purge_raw: bool, dry_run: bool,
-            session: str | None = None, purge_session: bool = False) -> Forgotten:
+            session: str | None = None, purge_session: bool = False, notes: list[str] = ()) -> Forgotten:
     listed = [{"id": c.id, "title": c.title} for c in cards]
     report = Forgotten(dry_run=dry_run, cards=listed, sessions=[session] if session else [])
     if dry_run or not (cards or session):
         return report
-    memory.raw.refuse_linked([session] if session else [], cards)
+    memory.raw.refuse_linked([*([session] if session else []), *notes], cards)
     stamp = now_iso()
     records = [{"kind": "card", "id": c.id, "ts": stamp, "reason": reason, "type": c.type, "digest": tombstones.digest(c.content),
                 "sources": [s.model_dump() for s in c.sources], "purged_raw": purge_raw} for c in cards]
     if session:
         records.append({"kind": "session", "id": session, "ts": stamp, "reason": reason, "purged_raw": purge_session})
+    # a note's turn is blanked by its cards' records when purge_raw: the session record only takes it out of L2
+    records += [{"kind": "session", "id": sid, "ts": stamp, "reason": reason, "purged_raw": False} for sid in notes]
     operation = f"forget {len(cards)} cards" + (f" and session {session}" if session else "")
     report.purged_turns = carry_out(memory, records, operation)
     return report

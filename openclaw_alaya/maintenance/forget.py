@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 from ..curate import restore
 from ..distill.cues import FILLER_WORDS
 from ..models import OWNER_STATED
-from ..store import forgotten
+from ..store import forgotten, generation
 from ..store.raw import CURATION_LOG
 from ..text import content_words
 from .common import as_datetime, iso, parse_time
@@ -156,6 +156,7 @@ def forget(memory: "Memory", *, now: Any = None, dry_run: bool = False) -> dict[
             memory.raw.append_log(CURATION_LOG, records(now_chosen, iso(moment)))
             graph.remove_cards(list(now_chosen))
         memory.index.delete_cards(list(now_chosen))
+    generation.bump(memory.dirs.state, now_chosen)  # a cached injected block must not show them (issue 33)
     report["forgotten"] = len(now_chosen)
     return {**report, "copies_purged": purge_copies(memory, now=moment)}
 

@@ -16,10 +16,16 @@
 //    `appendSystemContext`, and kept there for the next turns (the last TURN_BLOCKS_KEPT blocks),
 //    so the system prompt changes only when something new came back. Only a daemon answers it,
 //    within `turnTimeoutMs`: no daemon, a slow one or an error and the turn goes on without it.
+//  - A cached block is never stale (issue 33, lib/freshness.js): a memory write, a change of the
+//    store's generation or a compaction has it fetched again at the next turn, taken as it comes
+//    (even empty: what it showed may be forgotten). When that fetch fails, or a first turn's does,
+//    the turn gets the last good block (the session's, or on a first turn the agent's latest),
+//    never with a card forgotten since; it stays stale, so the next turn tries again.
 import { RUNTIME_SLACK_MS } from "./run.js";
 import { state, claim } from "./state.js";
 import { isFirstTurn, hasMemoryBlock, sanitizeMessages, citedCards, historyCards } from "./messages.js";
 import { isHiddenRecallSession } from "./sessions.js";
+import { blockKey, currentStamp, isStale, lastGood, noteCompaction, withoutForgottenBlocks } from "./freshness.js";
 
 const MAX_CACHED_SESSIONS = 500;
 // Per-turn blocks a session keeps in its system context (issue 32): at most
@@ -65,9 +71,19 @@ export function registerInjection(api, cfg, call, log, observeRun) {
     return keep(st.recalled, key, entry).text;
   }
 
+  /** The latest block of another session of this agent, for a first turn that got none. */
+  function agentsLastGood(c, now) {
+    const prefix = `${c.agentId ?? ""}|`;
+    for (const [key, entry] of [...st.recalled].reverse()) {
+      const text = key.startsWith(prefix) ? lastGood(entry, now) : "";
+      if (text) return text;
+    }
+    return "";
+  }
+
   /** This turn's new cards (issue 32) added to the session's kept turn blocks; those blocks. */
-  async function turnRecall(key, event, c, shown) {
-    const blocks = st.turnBlocks.get(key) ?? [];
+  async function turnRecall(key, event, c, shown, now) {
+    const blocks = withoutForgottenBlocks(st.turnBlocks.get(key) ?? [], now);
     const message = currentMessage(event);
     if (!message.trim()) return blocks;
     const exclude = [...new Set([...citedCards(shown), ...blocks.flatMap(citedCards), ...historyCards(event?.messages)])];
@@ -90,10 +106,12 @@ export function registerInjection(api, cfg, call, log, observeRun) {
     return text ? keep(st.turnBlocks, key, [...blocks, text].slice(-TURN_BLOCKS_KEPT)) : blocks;
   }
 
-  /** The block for a later turn (its history lacks one): cached, refetched every refreshEveryTurns. */
-  async function recalledBlock(key, event, c) {
+  /** The block for a later turn (its history lacks one): cached while fresh, refetched every
+   * refreshEveryTurns. */
+  async function recalledBlock(key, event, c, now) {
     const entry = st.recalled.get(key);
-    if (entry) {
+    const stale = entry !== undefined && isStale(entry, now);
+    if (entry && !stale) {
       entry.turns += 1;
       if (cfg.refreshEveryTurns === 0 || entry.turns < cfg.refreshEveryTurns) return entry.text;
     }
@@ -102,11 +120,17 @@ export function registerInjection(api, cfg, call, log, observeRun) {
       text = await sessionStart(event, c);
     } catch (err) {
       if (!entry) throw err; // nothing cached: the next turn tries again
-      log.warn(`memory refresh skipped: ${err?.message ?? err}`);
-      entry.turns = 0;
-      return entry.text;
+      if (!stale) {
+        log.warn(`memory refresh skipped: ${err?.message ?? err}`);
+        entry.turns = 0;
+        return entry.text;
+      }
+      const last = lastGood(entry, now);
+      log.warn(`fresh memory not had in time (${err?.message ?? err}): ${last ? "the last good block" : "no block"} this turn`);
+      return last;
     }
-    return remember(key, { text: text && text !== entry?.text ? text : entry?.text ?? "", turns: 0 });
+    const kept = !stale && !(text && text !== entry?.text) ? entry?.text ?? "" : text; // same text: the provider's prompt cache
+    return remember(key, { text: kept, turns: 0, stamp: now });
   }
 
   const handler = async (event, ctx) => {
@@ -122,8 +146,7 @@ export function registerInjection(api, cfg, call, log, observeRun) {
       }
       const first = isFirstTurn(event?.messages);
       const sessionTag = `${c.agentId ?? ""}|${c.sessionKey ?? ""}|${c.sessionId ?? ""}`;
-      // sessionId changes when compaction rotates the session; sessionKey stays.
-      const sessionKey = `${c.agentId ?? ""}|${c.sessionKey ?? c.sessionId ?? ""}`;
+      const sessionKey = blockKey(c);
       if (first === undefined) {
         // No history in the event (older hosts): inject once per session and process.
         if (st.injectedSessions.has(sessionTag)) return undefined;
@@ -132,23 +155,33 @@ export function registerInjection(api, cfg, call, log, observeRun) {
       const inHistory = first === false && hasMemoryBlock(event?.messages);
       if (inHistory && !cfg.turnRecall) return undefined;
       if (!claim(`inject|${c.runId ?? ""}|${sessionTag}|${event?.prompt ?? ""}`)) return undefined;
+      const now = await currentStamp(cfg); // before the fetch: a write meanwhile leaves it stale
       if (first !== false) {
         st.recalled.delete(sessionKey); // a new session under this key (/new, /reset)
         st.turnBlocks.delete(sessionKey);
-        const text = await sessionStart(event, c);
-        remember(sessionKey, { text, turns: 0 });
+        let text;
+        try {
+          text = await sessionStart(event, c);
+        } catch (err) {
+          text = agentsLastGood(c, now);
+          if (!text) throw err;
+          log.warn(`fresh memory not had in time (${err?.message ?? err}): the agent's last good block this turn`);
+          remember(sessionKey, { text, turns: 0, stamp: now, stale: true });
+          return { prependContext: text };
+        }
+        remember(sessionKey, { text, turns: 0, stamp: now });
         return text ? { prependContext: text } : undefined;
       }
       let block = "";
       if (!inHistory) {
         try {
-          block = await recalledBlock(sessionKey, event, c);
+          block = await recalledBlock(sessionKey, event, c, now);
         } catch (err) {
           if (!cfg.turnRecall) throw err;
           log.warn(`memory injection skipped: ${err?.message ?? err}`);
         }
       }
-      const turns = cfg.turnRecall ? await turnRecall(sessionKey, event, c, block) : [];
+      const turns = cfg.turnRecall ? await turnRecall(sessionKey, event, c, block, now) : [];
       const text = [block, ...turns].filter(Boolean).join("\n\n");
       return text ? { appendSystemContext: text } : undefined;
     } catch (err) {
@@ -159,4 +192,10 @@ export function registerInjection(api, cfg, call, log, observeRun) {
   // OpenClaw's own per-handler budget (15 s by default) must not cut a call our timeout allows.
   const turnMs = cfg.turnRecall ? cfg.turnTimeoutMs : 0; // a refresh and a turn recall, one after the other
   api.on("before_prompt_build", handler, { timeoutMs: cfg.startTimeoutMs + turnMs + RUNTIME_SLACK_MS + 1000 });
+  // Compaction (issue 33): the session's block is fetched again at its next turn (OpenClaw emits
+  // after_compaction for every successful compaction, even one that changed nothing).
+  api.on("after_compaction", (_event, ctx) => {
+    if (!isHiddenRecallSession(ctx ?? {})) noteCompaction(ctx);
+    return undefined;
+  });
 }

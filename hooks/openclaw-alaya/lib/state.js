@@ -11,7 +11,9 @@ export function state() {
       recent: new Map(), // claim key → time
       queues: new Map(), // session → tail of its capture queue
       injectedSessions: new Set(), // sessions injected on hosts that send no history
-      recalled: new Map(), // session → {text, turns}: the block re-injected as system context
+      recalled: new Map(), // session → {text, turns, stamp, stale}: the block re-injected as system context
+      writes: 0, // memory writes this process ran (issue 33: each makes every cached block stale)
+      forgotten: new Map(), // card id → `writes` when this process forgot it (lib/freshness.js)
       turnBlocks: new Map(), // session → the latest per-turn recall blocks (issue 32), oldest first
       daemons: new Set(), // `alaya serve start` argv already run by this process
     };

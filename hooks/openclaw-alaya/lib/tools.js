@@ -12,6 +12,7 @@
 // `python -m openclaw_alaya.cli.generated` and checked against it in CI (tests/test_generated.py).
 import { readFileSync } from "node:fs";
 import { ownerIdsOf, toolProvenanceOf } from "./provenance.js";
+import { noteWrite } from "./freshness.js";
 
 export const TOOLS = Object.freeze(
   JSON.parse(readFileSync(new URL("./tool-schemas.json", import.meta.url), "utf8")).tools,
@@ -61,13 +62,17 @@ export function makeTool(spec, ctx, cfg, call, log, ownerIds = []) {
     async execute(_toolCallId, params) {
       const payload = { ...toolProvenanceOf(ctx, ownerIds), agentId: ctx.agentId, sessionKey: ctx.sessionKey,
         sessionId: ctx.sessionId, params: declared(params, spec) };
+      let out;
       try {
-        return toResult(spec.name, await call(["hook", "tool", spec.name], payload, cfg.toolTimeoutMs));
+        out = toResult(spec.name, await call(["hook", "tool", spec.name], payload, cfg.toolTimeoutMs));
+        return out;
       } catch (err) {
         log.warn(`${spec.name} failed: ${err?.message ?? err}`);
         // A rejected execute is OpenClaw's documented failure path: the agent loop turns it into
         // an isError tool result carrying this message; the host itself never sees a throw.
         throw new Error(err?.cliMessage ?? err?.message ?? String(err));
+      } finally {
+        noteWrite(spec.name, payload.params, out?.details); // a failed write may have run: stale too (issue 33)
       }
     },
   };

@@ -1,6 +1,6 @@
 import { test, beforeEach, after } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
@@ -200,7 +200,7 @@ test("capture: before_compaction without messages is skipped; captureOn limits h
   const { api, hooks } = fakeApi({ config: { command: ["bash", FAKE, "ok", logdir], captureOn: ["before_reset", "before_compaction"] } });
   plugin.register(api);
   // subagent_spawned: an observer for capture's provenance (a child's parent), not a capture
-  assert.deepEqual([...hooks.keys()].sort(), ["before_compaction", "before_prompt_build", "before_reset", "subagent_spawned"]);
+  assert.deepEqual([...hooks.keys()].sort(), ["after_compaction", "before_compaction", "before_prompt_build", "before_reset", "subagent_spawned"]);
   await fire(hooks, "before_compaction", { messageCount: 10 }, CTX);
   assert.equal(calls(logdir).length, 0);
 });
@@ -948,6 +948,123 @@ test("turn recall config: defaults, flags passed to `hook turn`, invalid values 
     await fire(hooks, "before_prompt_build", { prompt: "hello", messages: [] }, CTX);
     await fire(hooks, "before_prompt_build", ...later("a later message", 2));
     assert.deepEqual(daemon.requests[1].argv.slice(2), ["hook", "turn", "--budget", "150", "--max-cards", "2", "--min-similarity", "0.45"]);
+  } finally {
+    await daemon.close();
+  }
+});
+
+// ------------------------------------------------------------ a block that is never stale (issue 33)
+
+// Blocks as fake-alaya prints them (LOGDIR/block, JSON-escaped): two cards and a derived line.
+const CARDS_BLOCK = '<alaya-memory untrusted=\\"true\\">\\n## Long-term memory\\n- [card-keep] (fact) kept\\n- [card-gone] (fact) the forgotten words\\n- Working on: the forgotten words\\n</alaya-memory>';
+const unescaped = (block) => JSON.parse(`"${block}"`);
+const BROKEN = 'broken"json'; // the next session-start prints bad JSON: the fetch fails
+
+/** A registered plugin on fake-alaya with the block file's text, past its first turn. */
+async function pastFirstTurn(config = {}, block = CARDS_BLOCK) {
+  const logdir = tmp();
+  writeFileSync(join(logdir, "block"), block);
+  const setup = fakeApi({ config: { command: ["bash", FAKE, "ok", logdir], ...config } });
+  plugin.register(setup.api);
+  await fire(setup.hooks, "before_prompt_build", { prompt: "hello", messages: [] }, CTX);
+  const next = async (n) => (await fire(setup.hooks, "before_prompt_build", ...later(`turn ${n}`, n)))[0]?.appendSystemContext;
+  return { ...setup, logdir, next, fetches: () => calls(logdir).filter((c) => c.argv.includes("session-start")).length };
+}
+
+test("never stale: memory_store and memory_forget have the next turn fetch the block again, taken even when empty", async () => {
+  const p = await pastFirstTurn();
+  assert.equal(await p.next(2), unescaped(CARDS_BLOCK));
+  assert.equal(p.fetches(), 1, "a fresh block is cached");
+  await toolFrom(p.tools, "memory_store").execute("c1", { text: "a new fact" });
+  writeFileSync(join(p.logdir, "block"), "WITH-THE-NEW-FACT");
+  assert.equal(await p.next(3), "WITH-THE-NEW-FACT");
+  assert.equal(p.fetches(), 2);
+  await toolFrom(p.tools, "memory_forget").execute("c2", { ids: ["card-gone"] });
+  writeFileSync(join(p.logdir, "block"), "");
+  assert.equal(await p.next(4), undefined, "all it showed is forgotten: nothing, not the old block");
+  assert.equal(await p.next(5), undefined);
+  assert.equal(p.fetches(), 3, "fresh again: cached");
+});
+
+test("never stale: a compaction has the session's next turn fetch the block again; another session's stays cached", async () => {
+  const p = await pastFirstTurn();
+  await p.next(2);
+  writeFileSync(join(p.logdir, "block"), "AFTER-COMPACTION");
+  await fire(p.hooks, "after_compaction", { messageCount: 2, compactedCount: 4 }, { ...CTX, sessionKey: "agent:main:other" });
+  assert.equal(await p.next(3), unescaped(CARDS_BLOCK), "another session's compaction");
+  await fire(p.hooks, "after_compaction", { messageCount: 2, compactedCount: 4 }, { agentId: "main", sessionKey: CTX.sessionKey, sessionId: "t1" });
+  assert.equal(await p.next(4), "AFTER-COMPACTION");
+  assert.equal(p.fetches(), 2);
+});
+
+test("never stale: a change of the store's generation file (the CLI, another gateway) is noticed; no change, no call", async () => {
+  const dataDir = tmp();
+  const p = await pastFirstTurn({ dataDir });
+  await p.next(2);
+  assert.equal(p.fetches(), 1);
+  mkdirSync(join(dataDir, "state"));
+  writeFileSync(join(dataDir, "state", "generation.json"), JSON.stringify({ generation: 1, since: 0, forgotten: [] }));
+  writeFileSync(join(p.logdir, "block"), "AFTER-A-CHANGE");
+  assert.equal(await p.next(3), "AFTER-A-CHANGE");
+  assert.equal(await p.next(4), "AFTER-A-CHANGE");
+  assert.equal(p.fetches(), 2);
+});
+
+test("last good block: a stale block that cannot be fetched again is re-injected, without a card forgotten since", async () => {
+  const dataDir = tmp();
+  const p = await pastFirstTurn({ dataDir });
+  await toolFrom(p.tools, "memory_store").execute("c1", { text: "a new fact" });
+  writeFileSync(join(p.logdir, "block"), BROKEN);
+  assert.equal(await p.next(2), unescaped(CARDS_BLOCK), "nothing forgotten: the last good block as it was");
+  assert.match(warnings(p.logs).at(-1), /fresh memory not had in time .*: the last good block this turn/);
+  mkdirSync(join(dataDir, "state"));
+  writeFileSync(join(dataDir, "state", "generation.json"), JSON.stringify({ generation: 2, since: 0, forgotten: [["card-gone", 2]] }));
+  const last = await p.next(3);
+  assert.equal(last, '<alaya-memory untrusted="true">\n## Long-term memory\n- [card-keep] (fact) kept\n</alaya-memory>');
+  assert.doesNotMatch(last, /forgotten words/, "neither the card nor the derived line that may repeat it");
+  assert.equal(p.fetches(), 3, "still stale: each turn tries again");
+  writeFileSync(join(p.logdir, "block"), "FRESH");
+  assert.equal(await p.next(4), "FRESH");
+});
+
+test("last good block: nothing when every card in it is forgotten, or when what was forgotten since cannot be known", async () => {
+  const p = await pastFirstTurn();
+  writeFileSync(join(p.logdir, "block"), BROKEN);
+  await toolFrom(p.tools, "memory_forget").execute("c1", { ids: ["card-gone", "card-keep"] });
+  assert.equal(await p.next(2), undefined);
+  assert.match(warnings(p.logs).at(-1), /no block this turn/);
+
+  _resetState();
+  const dataDir = tmp();
+  const q = await pastFirstTurn({ dataDir });
+  mkdirSync(join(dataDir, "state"));
+  // a thousand forgets later the list no longer reaches back to the block's generation (0)
+  writeFileSync(join(dataDir, "state", "generation.json"), JSON.stringify({ generation: 1200, since: 200, forgotten: [["card-x", 1200]] }));
+  writeFileSync(join(q.logdir, "block"), BROKEN);
+  assert.equal(await q.next(2), undefined);
+});
+
+test("last good block: a first turn that gets none has the agent's latest block, stale, without forgotten cards", async () => {
+  const p = await pastFirstTurn();
+  await toolFrom(p.tools, "memory_forget").execute("c1", { ids: ["card-gone"] });
+  writeFileSync(join(p.logdir, "block"), BROKEN);
+  const [first] = await fire(p.hooks, "before_prompt_build", { prompt: "hi", messages: [] }, { ...CTX, runId: "r2", sessionKey: "agent:main:explicit:t2", sessionId: "t2" });
+  assert.deepEqual(first, { prependContext: '<alaya-memory untrusted="true">\n## Long-term memory\n- [card-keep] (fact) kept\n</alaya-memory>' });
+  const [other] = await fire(p.hooks, "before_prompt_build", { prompt: "hi", messages: [] }, { ...CTX, agentId: "ops", runId: "r3", sessionKey: "agent:ops:x", sessionId: "t3" });
+  assert.equal(other, undefined, "another agent's block is not this agent's memory");
+});
+
+test("never stale: a kept per-turn block citing a forgotten card is dropped", async () => {
+  const forgot = { text: "Forgot 1 memories", details: { dry_run: false, cards: [{ id: "card-a", title: "brought back" }] } };
+  const daemon = await fakeDaemon((r) => (r.argv[3] === "tool" ? answered(`${JSON.stringify(forgot)}\n`) : turnAnswers(r)));
+  try {
+    const { api, hooks, tools } = fakeApi({ config: { command: ["bash", FAKE, "ok", tmp()], dataDir: daemon.dir } });
+    plugin.register(api);
+    await fire(hooks, "before_prompt_build", { prompt: "hello", messages: [] }, CTX);
+    await fire(hooks, "before_prompt_build", ...later("tell me a", 2));
+    await toolFrom(tools, "memory_forget").execute("c1", { ids: ["card-a"] });
+    const [res] = await fire(hooks, "before_prompt_build", ...later("nothing new", 3));
+    assert.deepEqual(res, { appendSystemContext: SESSION_BLOCK });
   } finally {
     await daemon.close();
   }
