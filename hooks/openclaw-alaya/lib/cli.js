@@ -10,6 +10,11 @@ import { makeManager } from "./runtime.js";
 
 export const CLI_ROOT = "alaya";
 
+/** One answer on stdout: OpenClaw routes the console of plugin code to stderr in its CLI. */
+export function print(text) {
+  process.stdout.write(`${text}\n`);
+}
+
 /** Whether this config leaves the `memory` command free: memory-core disabled by the user. */
 export function memoryCommandFree(config) {
   return config?.plugins?.entries?.["memory-core"]?.enabled === false;
@@ -47,7 +52,7 @@ function addCommands(group, { cfg, call, log }) {
     .option("--json", "Print JSON")
     .action(async (opts) => {
       const status = (await manager(opts.agent)).status();
-      console.log(opts.json ? JSON.stringify(status, null, 2) : renderStatus(status));
+      print(opts.json ? JSON.stringify(status, null, 2) : renderStatus(status));
       if (status.lastSyncError) process.exitCode = 1;
     });
   group
@@ -63,7 +68,7 @@ function addCommands(group, { cfg, call, log }) {
       if (!q) return fail(new Error("missing search query"));
       try {
         const hits = await (await manager(opts.agent)).search(q, { maxResults: opts.maxResults });
-        console.log(opts.json ? JSON.stringify({ results: hits }, null, 2) : renderHits(hits));
+        print(opts.json ? JSON.stringify({ results: hits }, null, 2) : renderHits(hits));
       } catch (err) {
         fail(err);
       }

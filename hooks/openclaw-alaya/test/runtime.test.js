@@ -93,13 +93,13 @@ test("cli: search prints the runtime's hits", async () => {
   regs[0].fn({ program });
   const search = program.roots[0].subs.find((c) => c.name === "search");
   const out = [];
-  const orig = console.log;
-  console.log = (s) => out.push(s);
+  const orig = process.stdout.write;
+  process.stdout.write = (s) => out.push(s);
   try {
     await search.run("pnpm", { agent: "main" });
   } finally {
-    console.log = orig;
+    process.stdout.write = orig;
   }
-  assert.equal(out[0], renderHits([hitOf(NODE)]));
+  assert.equal(out[0], `${renderHits([hitOf(NODE)])}\n`);
   assert.match(out[0], /0\.830 alaya:card-1\nUses pnpm/);
 });
