@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from .. import __version__
 from ..errors import UNWRITABLE, AlayaError, InputError
 from ..text import counted
-from . import cards, common, configure, curate, hook, maintenance, ops, serve
+from . import cards, common, configure, curate, hook, maintenance, openclaw, ops, serve
 from .common import print_json
 from .generated import recall_options
 from .render import render_recall, render_schema, render_status, render_trace
@@ -408,7 +408,7 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     # hook session-start|end; plugins, introspect, backup, cron; reembed, verify, rebuild, export,
     # import-memex; serve start|run|stop|status; config get|set; remember, correct, commit, forget,
     # restore, purge, entities, mcp; get, list
-    for group in (hook, ops, maintenance, serve, configure, curate, cards):
+    for group in (hook, ops, maintenance, serve, configure, curate, cards, openclaw):  # openclaw: install|doctor (issue 33)
         group.add_commands(sub, command)
     parser._alaya_commands = sub.choices  # type: ignore[attr-defined]  # name → that command's parser
     return parser if only is None or only in sub.choices else _parser()

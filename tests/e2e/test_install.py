@@ -194,6 +194,12 @@ def test_release_build_passes_twine_check_and_carries_package_data(clone, releas
     assert {n.rsplit("/", 1)[1] for n in names if n.startswith("openclaw_alaya/demo/")} == demo
     assert {n.rsplit("/", 1)[1] for n in names if n.startswith("openclaw_alaya/templates/")} == templates
     assert "openclaw_alaya/safety/bip39-english.txt" in names
+    # what `alaya openclaw install` links, and the skill and cron example beside it (issue 33)
+    plugin = {n.removeprefix("openclaw_alaya/share/openclaw-alaya/") for n in names
+              if n.startswith("openclaw_alaya/share/openclaw-alaya/")}
+    assert {"openclaw.plugin.json", "package.json", "index.js", "lib/plugin.js", "lib/runtime.js",
+            "skills/alaya/SKILL.md"} <= plugin and not [n for n in plugin if n.startswith("test/")], plugin
+    assert {"openclaw_alaya/share/SKILL.md", "openclaw_alaya/share/cron.example.json"} <= names
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), "the MIT licence text is not in the wheel"
 
 

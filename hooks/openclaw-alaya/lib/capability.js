@@ -1,9 +1,8 @@
 // What the memory slot gets from us: api.registerMemoryCapability (OpenClaw >= 2026.4, called only
 // where the host has it). Only `promptBuilder`: the system prompt's memory section, which
-// memory-core writes for its own tools and which disappears when another plugin takes the slot.
-// No `runtime`: OpenClaw allows a slot plugin that handles memory through its own hooks and tools
-// to omit it (host-driven search, e.g. `openclaw memory search` or the Memory settings page, then
-// reports no search support). No `flushPlanResolver`: before_compaction capture replaces the
+// memory-core writes for its own tools and which disappears when another plugin takes the slot,
+// and `runtime` (runtime.js, issue 33): host-driven search and status (`openclaw status`, doctor,
+// the Memory settings page, `openclaw memory search`) answered by alaya. No `flushPlanResolver`: before_compaction capture replaces the
 // pre-compaction memory flush turn. No `publicArtifacts`: alaya's store is not Markdown files.
 
 /** The memory section of the system prompt, naming only the tools this run has. */
@@ -25,7 +24,7 @@ export function memoryPromptSection({ availableTools } = {}) {
   ];
 }
 
-export function registerCapability(api) {
+export function registerCapability(api, runtime) {
   if (typeof api.registerMemoryCapability !== "function") return;
-  api.registerMemoryCapability({ promptBuilder: memoryPromptSection });
+  api.registerMemoryCapability({ promptBuilder: memoryPromptSection, runtime });
 }

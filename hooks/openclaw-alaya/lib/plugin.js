@@ -12,6 +12,8 @@ import { registerInjection } from "./inject.js";
 import { registerTools } from "./tools.js";
 import { registerDaemon } from "./daemon.js";
 import { registerCapability } from "./capability.js";
+import { memoryRuntime } from "./runtime.js";
+import { registerCli } from "./cli.js";
 import { isHiddenRecallSession } from "./sessions.js";
 import { noteRun, noteSession, noteSpawn, forgetRun, ownerIdsOf, provenanceOf } from "./provenance.js";
 
@@ -89,7 +91,8 @@ export function registerAlaya(api) {
   const cfg = resolveConfig(api.pluginConfig, log.warn);
   const call = alayaCaller(api, cfg);
 
-  registerCapability(api);
+  registerCapability(api, memoryRuntime(cfg, call, log));
+  registerCli(api, cfg, call, log);
   registerTools(api, cfg, call, log);
   registerDaemon(api, cfg, log);
   // before_prompt_build also feeds capture's provenance (lib/provenance.js): its ctx carries what

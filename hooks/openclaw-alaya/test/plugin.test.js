@@ -489,12 +489,12 @@ test("tools: a factory call without a context still builds the tool", async () =
 
 // ---------------------------------------------------------------- memory capability, hook budget
 
-test("registerMemoryCapability: a prompt section naming only the tools the run has; no runtime", () => {
+test("registerMemoryCapability: a prompt section naming only the tools the run has, and alaya's search runtime", () => {
   const { api, capabilities, hookOptions } = fakeApi();
   plugin.register(api);
   assert.equal(capabilities.length, 1);
   const [cap] = capabilities;
-  assert.equal(cap.runtime, undefined);
+  assert.equal(typeof cap.runtime.getMemorySearchManager, "function");
   assert.deepEqual(cap.promptBuilder({ availableTools: new Set(["exec"]) }), []);
   const lines = cap.promptBuilder({ availableTools: new Set(["memory_search", "memory_get"]) }).join("\n");
   assert.match(lines, /## Memory Recall/);
