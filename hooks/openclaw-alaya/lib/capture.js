@@ -14,6 +14,7 @@
  * whichever comes first. The job's outcome is logged either way, never thrown.
  */
 export function handOver(job, waitMs, log, what) {
+  const started = Date.now();
   return new Promise((settle) => {
     const timer = setTimeout(() => {
       log.info(`${what}: still storing after ${waitMs} ms; OpenClaw goes on, alaya finishes it`);
@@ -22,7 +23,7 @@ export function handOver(job, waitMs, log, what) {
     job.then(
       (out) => {
         clearTimeout(timer);
-        log.info(`${what}: ${outcome(out)}`);
+        log.info(`${what}: ${outcome(out)} (acknowledged in ${Date.now() - started} ms)`);
         settle(undefined);
       },
       (err) => {
