@@ -34,6 +34,7 @@ class DistillQueue:
         self._cond = threading.Condition()
         self._stop = False
         self._current: str | None = None
+        self._agents: set[str] = set()  # whose summary to refresh once the queue is empty
         self.done = 0
         self.failed = 0
         self._thread = threading.Thread(target=self._work, name="alaya-distill", daemon=True)
@@ -87,7 +88,8 @@ class DistillQueue:
                 while self._busy():  # a session start or a capture waits: it goes first
                     threading.Event().wait(_YIELD)
                 with self._running:
-                    self._distill(sid, agent)
+                    self._distill(sid)
+                self._agents.add(agent)
                 self.done += 1
             except Exception as exc:  # noqa: BLE001 - the session stays pending; tried again later
                 self.failed += 1
@@ -99,16 +101,28 @@ class DistillQueue:
             finally:
                 with self._cond:
                     self._current = None
+                    idle = not self._order
                     self._cond.notify_all()
+            if idle and self._agents:
+                self._refresh_summary()
 
-    def _distill(self, sid: str, agent: str) -> None:
-        from ..bridge import summary
+    def _distill(self, sid: str) -> None:
         from ..bridge.capture import hook_deadline
 
         memory = self._memory()
         with hook_deadline(memory):  # a model-backed distiller holds the daemon no longer than in a hook
             memory.distill(sid)
+
+    def _refresh_summary(self) -> None:
+        """The summaries of the agents whose sessions were distilled, once the queue is empty
+        (not after each session: a burst of captures at a Gateway's shutdown)."""
+        from ..bridge import summary
+
+        agents, self._agents = sorted(self._agents), set()
         try:
-            summary.refresh(memory, [agent])
+            while self._busy():
+                threading.Event().wait(_YIELD)
+            with self._running:
+                summary.refresh(self._memory(), agents)
         except Exception as exc:  # noqa: BLE001 - a cache; the next session-start recomputes it
             print(f"alaya serve: summary not refreshed: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
