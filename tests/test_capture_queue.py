@@ -71,6 +71,11 @@ def test_a_capture_is_acknowledged_once_stored_and_distilled_by_the_daemon_after
     assert status["distill_queue"] == 0
     again = json.loads(ok(alaya(root, "hook", "session-end", stdin=json.dumps(EVENT))))
     assert again["new_turns"] == 0, "the same messages again store nothing"
+    # OpenClaw's session_end (at every Gateway shutdown, for every open session) carries no
+    # messages: nothing to make durable, acknowledged without waiting for the daemon's turn
+    end = json.loads(ok(alaya(root, "hook", "session-end", stdin=json.dumps(
+        {"agentId": "main", "sessionId": "cap-1", "reason": "shutdown", "messages": []}))))
+    assert end == {"session_id": "cap-1", "agent_id": "main", "reason": "shutdown", "new_turns": 0}, end
 
 
 def test_what_a_killed_daemon_left_undistilled_the_next_one_distils(root):

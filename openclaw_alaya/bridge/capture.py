@@ -241,12 +241,13 @@ def capture(memory: "Memory", event: EndEvent) -> dict[str, Any]:
         report["total_turns"] = len(stored.turns)
     agent = stored.agent_id if stored else event.agent_id
     report["distilled"] = False
-    if memory.config.hook.distill_at_end and _distill_later is not None and fresh:
+    if memory.config.hook.distill_at_end and _distill_later is not None:
         # the warm daemon answers now, the turns stored, and distils this session in the
         # background (issue 33): the Session node's distilled_turns < turn_count marks it
         # pending, so what a crash interrupts the next daemon or introspect picks up
-        _distill_later(sid, agent)
-        report["distilling"] = "queued"
+        if fresh:
+            _distill_later(sid, agent)
+            report["distilling"] = "queued"
         return report
     if memory.config.hook.distill_at_end:
         try:

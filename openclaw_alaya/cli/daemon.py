@@ -95,9 +95,7 @@ class Server:
         self._drain = False  # asked to stop: let the distill queue empty first
         self._lock_timeout: float | None = None
         self._last = time.monotonic()  # when the last request came (idle exit)
-        self._running = threading.Lock()  # one command (or snapshot refresh, or session distilled) at a time
-        self._counting = threading.Lock()
-        self._waiting = 0  # commands waiting for `_running`: the distill queue lets them go first
+        self._running = Turns()  # one command (or snapshot refresh, or session distilled) at a time
         self._queue: DistillQueue | None = None  # captures' background distilling (issue 33)
         self._code = _stamp(_PACKAGE_INIT)  # the installed code this process runs
 
@@ -181,7 +179,7 @@ class Server:
         remove_socket(path)
         self.warm_up()
         common.set_provider(self.memory_for)
-        self._queue = DistillQueue(lambda: self.memory_for(self.root), self._running, lambda: self._waiting > 0)
+        self._queue = DistillQueue(lambda: self.memory_for(self.root), self._running, self._running.waited_for)
         distill_later(self._queue.add)
         self._queue.start()
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -296,6 +294,8 @@ class Server:
                 if stale:
                     self._stop = True  # code from before an upgrade: make way for a fresh daemon
                     return _send(conn, {"ok": False, "stale": True, "error": f"{stale}: exiting"})
+                if (quick := _nothing_to_store(message)) is not None:
+                    return _send(conn, quick)
                 return _send(conn, self._in_turn(message))
             return _send(conn, {"ok": False, "error": f"unknown op {op!r}"})
         except (OSError, ValueError) as exc:
@@ -303,14 +303,10 @@ class Server:
                 _send(conn, {"ok": False, "error": f"bad request: {exc}"})
 
     def _in_turn(self, message: dict) -> dict:
-        """Run one command when its turn comes; while it waits, the distill queue waits too."""
-        with self._counting:
-            self._waiting += 1
-        try:
-            self._running.acquire()
-        finally:
-            with self._counting:
-                self._waiting -= 1
+        """Run one command when its turn comes (a capture's first: its caller waits on it);
+        while it waits, the distill queue waits too."""
+        argv = message.get("argv") or []
+        self._running.acquire(urgent=argv[2:4] == ["hook", "session-end"])
         try:
             self.requests += 1
             return self._run(message)
@@ -367,6 +363,72 @@ class Server:
 
 class _Restart(Exception):
     pass
+
+
+class Turns:
+    """The daemon's one-at-a-time lock, with captures first in line (issue 33: a capture's
+    answer is what a Gateway shutting down waits for) and a count of who waits for it (the
+    distill queue lets them all go first)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._held = False
+        self._waiting = 0
+        self._urgent = 0
+
+    def acquire(self, blocking: bool = True, *, urgent: bool = False) -> bool:
+        with self._cond:
+            if not blocking:
+                if self._held or self._waiting:
+                    return False
+                self._held = True
+                return True
+            self._waiting += 1
+            self._urgent += urgent
+            try:
+                self._cond.wait_for(lambda: not self._held and (urgent or not self._urgent))
+                self._held = True
+                return True
+            finally:
+                self._waiting -= 1
+                self._urgent -= urgent
+
+    def release(self) -> None:
+        with self._cond:
+            self._held = False
+            self._cond.notify_all()
+
+    def waited_for(self) -> bool:
+        return self._waiting > 0
+
+    def __enter__(self) -> "Turns":
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def _nothing_to_store(message: dict) -> dict | None:
+    """The answer to a `hook session-end` that carries no messages (OpenClaw's session_end,
+    at every Gateway shutdown for every open session): nothing to make durable, so it is
+    acknowledged at once, without a turn; its session's turns were handed over (and queued)
+    by the captures before it. None for anything else."""
+    argv = message.get("argv") or []
+    if argv[2:4] != ["hook", "session-end"] or len(argv) != 4:
+        return None
+    try:
+        event = json.loads(base64.b64decode(message.get("stdin") or b""))
+    except ValueError:
+        return None
+    if not isinstance(event, dict) or event.get("messages") not in (None, []):
+        return None
+    from ..bridge.capture import agent_of, session_of
+
+    reason = event.get("reason") if isinstance(event.get("reason"), str) and event.get("reason") else "unknown"
+    report = {"session_id": session_of(event), "agent_id": agent_of(event), "reason": reason, "new_turns": 0}
+    return {"ok": True, "exit": 0, "stdout": base64.b64encode((json.dumps(report) + "\n").encode()).decode("ascii"),
+            "stderr": ""}
 
 
 class _Capture(io.TextIOWrapper):

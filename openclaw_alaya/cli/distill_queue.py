@@ -17,6 +17,7 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Any
 
 _YIELD = 0.02  # seconds the worker sleeps while a command waits for its turn
@@ -26,7 +27,7 @@ _RETRY = 30.0  # seconds before a session whose distilling failed is tried again
 class DistillQueue:
     """Sessions to distil, in order, deduplicated; one worker thread."""
 
-    def __init__(self, memory: Callable[[], Any], running: threading.Lock, busy: Callable[[], bool]) -> None:
+    def __init__(self, memory: Callable[[], Any], running: AbstractContextManager[Any], busy: Callable[[], bool]) -> None:
         self._memory = memory
         self._running = running
         self._busy = busy
