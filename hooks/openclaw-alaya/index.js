@@ -5,8 +5,9 @@
 //      (lib/tools.js); the system prompt's memory section (lib/capability.js)
 //  before_prompt_build → `alaya hook session-start --budget N` on a session's first turn
 //      (prependContext) and after compaction (appendSystemContext, cached) (lib/inject.js)
-//  agent_end / before_reset / session_end / before_compaction → `alaya hook session-end`
-//  the Gateway's service and a "full" registration → `alaya serve start|stop` (lib/daemon.js)
+//  agent_end / before_reset / session_end / before_compaction → `alaya hook session-end`, handed
+//      over: acknowledged once stored, distilled by the daemon after (lib/capture.js, issue 33)
+//  the Gateway's service and a "full" registration → `alaya serve start` (lib/daemon.js)
 //
 // Every call has a hard timeout; every failure is logged through api.logger and the turn goes on.
 // Requires plugins.entries.openclaw-alaya.hooks.allowConversationAccess = true (OpenClaw silently

@@ -15,6 +15,7 @@ import hashlib
 import json
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -240,6 +241,14 @@ def capture(memory: "Memory", event: EndEvent) -> dict[str, Any]:
         report["total_turns"] = len(stored.turns)
     agent = stored.agent_id if stored else event.agent_id
     report["distilled"] = False
+    if memory.config.hook.distill_at_end and _distill_later is not None:
+        # the warm daemon answers now, the turns stored, and distils this session in the
+        # background (issue 33): the Session node's distilled_turns < turn_count marks it
+        # pending, so what a crash interrupts the next daemon or introspect picks up
+        if fresh:
+            _distill_later(sid, agent)
+            report["distilling"] = "queued"
+        return report
     if memory.config.hook.distill_at_end:
         try:
             with hook_deadline(memory):  # a model-backed distill must not outlast the hook
@@ -260,6 +269,17 @@ def capture(memory: "Memory", event: EndEvent) -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001 - a cache; the next session-start recomputes it
         print(f"alaya: warning: summary not refreshed: {type(exc).__name__}: {exc}", file=sys.stderr)
     return report
+
+
+# Set by the daemon (cli/distill_queue.py): session id, agent → distil later, in the background.
+_distill_later: Callable[[str, str], None] | None = None
+
+
+def distill_later(queue: Callable[[str, str], None] | None) -> None:
+    """Hand capture's distilling to `queue` (the daemon's background queue, issue 33), or
+    (None) distil inside the capture again."""
+    global _distill_later
+    _distill_later = queue
 
 
 def tool_caller(memory: "Memory", event: dict[str, Any]) -> tuple[str, str]:

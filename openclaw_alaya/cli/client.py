@@ -2,13 +2,13 @@
 
 `import lancedb` alone costs about a second, so a process that starts per hook call cannot be
 fast. When a daemon is serving the data directory, `alaya hook session-start`, `alaya hook turn`, `alaya hook
-tool NAME`, `alaya recall`, `alaya trace` and `alaya get` are forwarded to it over its unix
+session-end` (answered once the turns are stored, distilled after: issue 33), `alaya hook tool NAME`, `alaya recall`, `alaya trace` and `alaya get` are forwarded to it over its unix
 socket (`<data dir>/serve.sock`) and this process never imports pydantic, Kuzu or LanceDB: it
 parses just enough of the command line, sends `{argv, stdin, version}`, and copies back the
 daemon's stdout, stderr and exit code. The daemon runs the same CLI code under the same lock
 protocol, so the answer is identical.
 
-Autostart: a hook call (session-start, turn, tool) that finds no daemon starts one in the background
+Autostart: a hook call (session-start, turn, session-end, tool) that finds no daemon starts one in the background
 and waits for it to answer (wire.ensure_daemon) rather than racing it with a cold run of its
 own; it runs in process when that start fails or takes longer than `$ALAYA_SERVE_START_WAIT`
 (30 s). Off with `serve.autostart: false` in config.json; never for a directory `alaya init`
@@ -111,7 +111,7 @@ def fast_path(args: list[str]) -> tuple[Path, list[str], bool, bool] | None:
         return None  # --help, --version, or something the real parser should judge
     if any(a in ("-h", "--help") for a in rest):
         return None
-    hook = rest[:2] in (["hook", "session-start"], ["hook", "turn"]) or (rest[:2] == ["hook", "tool"] and len(rest) == 3)
+    hook = rest[:2] in (["hook", "session-start"], ["hook", "turn"], ["hook", "session-end"]) or (rest[:2] == ["hook", "tool"] and len(rest) == 3)
     if hook:
         needs_stdin = True
     elif rest[:1] == ["recall"]:

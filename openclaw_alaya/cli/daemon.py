@@ -8,7 +8,8 @@ a second of imports per call (client.py is the other half, serve.py starts and s
 - It holds no lock and no Kuzu database between requests: each request runs the ordinary CLI
   code (`cli.main`) with the request's argv and stdin, which takes the shared lock, opens Kuzu
   read-only and closes it before releasing (docs/architecture.md, "The lock protocol"). Only
-  `hook session-start`, `hook turn` (issue 32), `hook tool NAME` (the agent tools: memory_store and memory_forget write,
+  `hook session-start`, `hook turn` (issue 32), `hook session-end` (issue 33: answered once the
+  turns are in L3, distilled afterwards by the background queue, distill_queue.py), `hook tool NAME` (the agent tools: memory_store and memory_forget write,
   under the same lock protocol as any writer), `recall`, `trace` and `get` are accepted. Each
   connection has its own thread, which reads the request with a short timeout (a client that
   sends nothing holds only its thread); the commands themselves run one at a time (the CLI
@@ -48,7 +49,9 @@ from typing import Any
 
 from .. import __version__
 from ..errors import AlayaError
+from ..bridge.capture import distill_later
 from . import common
+from .distill_queue import DistillQueue
 from .main import main as run_command
 from .wire import (
     INSTANCE_LOCK,
@@ -64,8 +67,10 @@ from .wire import (
 _MAX_REQUEST_BYTES = 64 * 1024 * 1024
 _READ_TIMEOUT = 10.0  # seconds for a client to send its request (it holds only its own thread)
 _TICK = 1.0  # seconds between idle checks (exit, graph snapshot) while no request comes
-_ALLOWED = (("hook", "session-start"), ("hook", "turn"), ("hook", "tool"), ("recall",), ("trace",), ("get",))
-_WRITES = (("hook", "tool", "memory_store"), ("hook", "tool", "memory_forget"))  # never run twice
+_ALLOWED = (("hook", "session-start"), ("hook", "turn"), ("hook", "session-end"), ("hook", "tool"), ("recall",),
+            ("trace",), ("get",))
+_WRITES = (("hook", "tool", "memory_store"), ("hook", "tool", "memory_forget"), ("hook", "session-end"))  # never run twice
+_DRAIN_WAIT = 8.0  # seconds `alaya serve stop` lets the distill queue empty (serve.py waits 10 for the exit)
 _INSTANCE_WAIT = 1.0  # seconds: a client looking at the instance lock holds it for an instant
 # changed by any install of another version (it holds __version__) or a reinstall
 _PACKAGE_INIT = Path(__file__).resolve().parent.parent / "__init__.py"
@@ -87,9 +92,11 @@ class Server:
         self._sock: socket.socket | None = None
         self._stop = False
         self._restart = False
+        self._drain = False  # asked to stop: let the distill queue empty first
         self._lock_timeout: float | None = None
         self._last = time.monotonic()  # when the last request came (idle exit)
-        self._running = threading.Lock()  # one command (or snapshot refresh) at a time
+        self._running = Turns()  # one command (or snapshot refresh, or session distilled) at a time
+        self._queue: DistillQueue | None = None  # captures' background distilling (issue 33)
         self._code = _stamp(_PACKAGE_INIT)  # the installed code this process runs
 
     # -- the resident Alaya ---------------------------------------------------------------
@@ -172,6 +179,9 @@ class Server:
         remove_socket(path)
         self.warm_up()
         common.set_provider(self.memory_for)
+        self._queue = DistillQueue(lambda: self.memory_for(self.root), self._running, self._running.waited_for)
+        distill_later(self._queue.add)
+        self._queue.start()
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         where, fd = address(path)
         old = os.umask(0o177)
@@ -208,8 +218,13 @@ class Server:
                 self._last = time.monotonic()
                 threading.Thread(target=self._connection, args=(conn,), daemon=True).start()
         finally:
-            common.set_provider(None)
             sock.close()
+            if self._queue is not None:
+                if self._drain:  # `serve stop`: the sessions captured get distilled first
+                    self._queue.drain(_DRAIN_WAIT)
+                self._queue.stop(1.0)  # what is left stays pending for the next daemon
+                distill_later(None)
+            common.set_provider(None)
             with contextlib.suppress(OSError):
                 if path.stat().st_ino == inode:  # still ours, not a newer daemon's
                     path.unlink()
@@ -269,23 +284,34 @@ class Server:
                 return _send(conn, {"ok": True, "pid": os.getpid(), "uptime_s": time.time() - self.started,
                                     "requests": self.requests, "idle_exit_minutes": self.idle / 60,
                                     "data_dir": str(self.root),
-                                    "graph_snapshot": self._snapshot_state()})
+                                    "graph_snapshot": self._snapshot_state(),
+                                    "distill_queue": self._queue.waiting() if self._queue else 0})
             if op == "stop":
-                self._stop = True
+                self._stop = self._drain = True
                 return _send(conn, {"ok": True, "pid": os.getpid()})
             if op == "run":
                 stale = self._stale(message.get("version"))
                 if stale:
                     self._stop = True  # code from before an upgrade: make way for a fresh daemon
                     return _send(conn, {"ok": False, "stale": True, "error": f"{stale}: exiting"})
-                with self._running:
-                    self.requests += 1
-                    reply = self._run(message)
-                return _send(conn, reply)
+                if (quick := _nothing_to_store(message)) is not None:
+                    return _send(conn, quick)
+                return _send(conn, self._in_turn(message))
             return _send(conn, {"ok": False, "error": f"unknown op {op!r}"})
         except (OSError, ValueError) as exc:
             with contextlib.suppress(OSError):
                 _send(conn, {"ok": False, "error": f"bad request: {exc}"})
+
+    def _in_turn(self, message: dict) -> dict:
+        """Run one command when its turn comes (a capture's first: its caller waits on it);
+        while it waits, the distill queue waits too."""
+        argv = message.get("argv") or []
+        self._running.acquire(urgent=argv[2:4] == ["hook", "session-end"])
+        try:
+            self.requests += 1
+            return self._run(message)
+        finally:
+            self._running.release()
 
     def _stale(self, asked: object) -> str | None:
         """Why this daemon must not answer: a client of another version, or its package
@@ -337,6 +363,72 @@ class Server:
 
 class _Restart(Exception):
     pass
+
+
+class Turns:
+    """The daemon's one-at-a-time lock, with captures first in line (issue 33: a capture's
+    answer is what a Gateway shutting down waits for) and a count of who waits for it (the
+    distill queue lets them all go first)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._held = False
+        self._waiting = 0
+        self._urgent = 0
+
+    def acquire(self, blocking: bool = True, *, urgent: bool = False) -> bool:
+        with self._cond:
+            if not blocking:
+                if self._held or self._waiting:
+                    return False
+                self._held = True
+                return True
+            self._waiting += 1
+            self._urgent += urgent
+            try:
+                self._cond.wait_for(lambda: not self._held and (urgent or not self._urgent))
+                self._held = True
+                return True
+            finally:
+                self._waiting -= 1
+                self._urgent -= urgent
+
+    def release(self) -> None:
+        with self._cond:
+            self._held = False
+            self._cond.notify_all()
+
+    def waited_for(self) -> bool:
+        return self._waiting > 0
+
+    def __enter__(self) -> "Turns":
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def _nothing_to_store(message: dict) -> dict | None:
+    """The answer to a `hook session-end` that carries no messages (OpenClaw's session_end,
+    at every Gateway shutdown for every open session): nothing to make durable, so it is
+    acknowledged at once, without a turn; its session's turns were handed over (and queued)
+    by the captures before it. None for anything else."""
+    argv = message.get("argv") or []
+    if argv[2:4] != ["hook", "session-end"] or len(argv) != 4:
+        return None
+    try:
+        event = json.loads(base64.b64decode(message.get("stdin") or b""))
+    except ValueError:
+        return None
+    if not isinstance(event, dict) or event.get("messages") not in (None, []):
+        return None
+    from ..bridge.capture import agent_of, session_of
+
+    reason = event.get("reason") if isinstance(event.get("reason"), str) and event.get("reason") else "unknown"
+    report = {"session_id": session_of(event), "agent_id": agent_of(event), "reason": reason, "new_turns": 0}
+    return {"ok": True, "exit": 0, "stdout": base64.b64encode((json.dumps(report) + "\n").encode()).decode("ascii"),
+            "stderr": ""}
 
 
 class _Capture(io.TextIOWrapper):

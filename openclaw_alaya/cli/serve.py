@@ -144,12 +144,13 @@ def cmd_status(args: argparse.Namespace) -> int:
     report = {"running": bool(running), "data_dir": str(root), "socket": str(socket_path(root)), "stale_socket": stale}
     if running:
         report.update({k: running[k] for k in ("pid", "uptime_s", "requests", "idle_exit_minutes", "version",
-                                                "graph_snapshot") if k in running})
+                                                "graph_snapshot", "distill_queue") if k in running})
     if args.json:
         print(json.dumps(report, indent=2))
     elif running:
         print(f"alaya serve: running for {root} (pid {report['pid']}, up {report['uptime_s']:.0f}s, "
-              f"{report['requests']} requests, idle exit {report['idle_exit_minutes']:g} min)")
+              f"{report['requests']} requests, idle exit {report['idle_exit_minutes']:g} min"
+              + (f", {report['distill_queue']} captured sessions to distil" if report.get("distill_queue") else "") + ")")
     else:
         print(f"alaya serve: not running for {root}" + (" (stale socket left by a dead daemon)" if stale else ""))
     return 0

@@ -65,6 +65,8 @@ def gw(openclaw_install, tmp_path_factory):
         home.calls_dir = home.root / "alaya-calls"
         wrapper = write_recording_wrapper(home.root / "alaya-recording", alaya_bin(), home.calls_dir)
         home.set_plugin_config(command=[str(wrapper)], **GENEROUS)
+        # captures through the recorded command, not a warm daemon's socket (issue 33 serves them)
+        home.env["ALAYA_NO_SERVE"] = "1"
         cfg = home.read_config()
         cfg.setdefault("commands", {})["ownerAllowFrom"] = OWNER_IDS
         home.write_config(cfg)

@@ -13,7 +13,12 @@ export const DEFAULTS = Object.freeze({
   command: ["alaya"],
   dataDir: undefined,
   startTimeoutMs: 10000,
-  captureTimeoutMs: 8000,
+  // Capture (issue 33): the hook waits at most captureWaitMs for the acknowledgement (the warm
+  // daemon's came in well under 1 s beside 8 CPU-bound processes, tests/e2e/test_openclaw_capture.py),
+  // inside OpenClaw's 5 s cleanup window; the capture itself may run up to captureTimeoutMs, which
+  // leaves a cold `alaya` its 30 s to start the daemon and hand the capture over.
+  captureTimeoutMs: 60000,
+  captureWaitMs: 3000,
   toolTimeoutMs: 10000,
   budgetTokens: 1200,
   refreshEveryTurns: 10,
@@ -129,6 +134,7 @@ export function resolveConfig(raw, warn = () => {}) {
     dataDir: typeof cfg.dataDir === "string" && cfg.dataDir.trim() ? expandHome(cfg.dataDir.trim()) : undefined,
     startTimeoutMs: positiveInt(cfg.startTimeoutMs, DEFAULTS.startTimeoutMs, "startTimeoutMs", warn, { min: 100 }),
     captureTimeoutMs: positiveInt(cfg.captureTimeoutMs, DEFAULTS.captureTimeoutMs, "captureTimeoutMs", warn, { min: 100 }),
+    captureWaitMs: positiveInt(cfg.captureWaitMs, DEFAULTS.captureWaitMs, "captureWaitMs", warn, { min: 0, max: 4500 }),
     toolTimeoutMs: positiveInt(cfg.toolTimeoutMs, DEFAULTS.toolTimeoutMs, "toolTimeoutMs", warn, { min: 100 }),
     budgetTokens: positiveInt(cfg.budgetTokens, DEFAULTS.budgetTokens, "budgetTokens", warn, { min: 0 }),
     refreshEveryTurns: positiveInt(cfg.refreshEveryTurns, DEFAULTS.refreshEveryTurns, "refreshEveryTurns", warn, { min: 0 }),

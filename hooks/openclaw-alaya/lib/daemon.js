@@ -1,7 +1,9 @@
 // The alaya daemon (`alaya serve`), so that hook and tool calls find a warm engine instead of
 // paying a cold start (seconds on a busy machine) each time.
-//  - With the Gateway: a service whose start runs `alaya serve start` and whose stop runs
-//    `alaya serve stop`.
+//  - With the Gateway: a service whose start runs `alaya serve start`. Its stop leaves the
+//    daemon running (issue 33): the session-end captures of a Gateway shutting down were handed
+//    to it a moment before and are distilled in its background queue; it exits by itself after
+//    its idle time (serve.idle_exit_minutes), and stopping nothing keeps the shutdown quick.
 //  - In `openclaw agent --local` no service starts, so a registration in "full" mode (the live
 //    runtime; discovery modes must not start processes) starts it too, once per process and
 //    fire-and-forget: it warms up while OpenClaw prepares the run.
@@ -14,8 +16,6 @@ import { state } from "./state.js";
 export const DAEMON_SERVICE_ID = "openclaw-alaya-daemon";
 // `alaya serve start` waits up to 60 s for the daemon to answer.
 const START_TIMEOUT_MS = 65_000;
-// Stops run while the Gateway shuts down, which does not wait long.
-const STOP_TIMEOUT_MS = 5_000;
 
 /** Run `alaya serve start` once per process and data directory; never awaited by the caller. */
 function startDaemon(cfg, log) {
@@ -30,12 +30,9 @@ function startDaemon(cfg, log) {
   });
 }
 
-async function stopDaemon(cfg, log) {
-  const argv = alayaArgv(cfg, ["serve", "stop"]);
+/** The Gateway stops: a later start (a restart in this process) runs `serve start` again. */
+function forgetDaemon(cfg) {
   state().daemons.delete(JSON.stringify(alayaArgv(cfg, ["serve", "start"])));
-  const res = await spawnWithTimeout(argv, { timeoutMs: STOP_TIMEOUT_MS });
-  if (res.ok) log.debug(`alaya serve stop: ${res.stdout.trim()}`);
-  else log.warn(`alaya daemon not stopped: ${res.error}`);
 }
 
 export function registerDaemon(api, cfg, log) {
@@ -44,7 +41,7 @@ export function registerDaemon(api, cfg, log) {
     api.registerService({
       id: DAEMON_SERVICE_ID,
       start: () => startDaemon(cfg, log),
-      stop: () => stopDaemon(cfg, log),
+      stop: () => forgetDaemon(cfg),
     });
   }
   if (api.registrationMode === "full") startDaemon(cfg, log);

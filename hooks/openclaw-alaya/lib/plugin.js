@@ -14,6 +14,7 @@ import { registerDaemon } from "./daemon.js";
 import { registerCapability } from "./capability.js";
 import { memoryRuntime } from "./runtime.js";
 import { registerCli } from "./cli.js";
+import { handOver } from "./capture.js";
 import { isHiddenRecallSession } from "./sessions.js";
 import { noteRun, noteSession, noteSpawn, forgetRun, ownerIdsOf, provenanceOf } from "./provenance.js";
 
@@ -112,8 +113,8 @@ export function registerAlaya(api) {
     });
     for (const hookName of cfg.captureOn) {
       // The promise is returned so the host can track it (OpenClaw runs these as "void" hooks
-      // after the reply is out, with its own 30 s ceiling for agent_end/before_compaction):
-      // capture never delays the agent's reply, and our own hard timeout bounds it.
+      // after the reply is out): capture never delays the agent's reply, and the promise
+      // settles within captureWaitMs, inside OpenClaw's 5 s cleanup window.
       api.on(hookName, (event, ctx) => capture(hookName, event, ctx));
     }
   }
@@ -144,14 +145,10 @@ export function registerAlaya(api) {
         ...provenanceOf(event, c, ownerIdsOf(api)),
       };
       if (hookName === "agent_end") forgetRun(c.runId ?? event?.runId);
-      return enqueue(sessionKey ?? sessionId, async () => {
-        try {
-          const out = await call(["hook", "session-end"], payload, cfg.captureTimeoutMs);
-          log.debug(`${hookName} captured ${sessionId ?? sessionKey}: ${JSON.stringify(out).slice(0, 200)}`);
-        } catch (err) {
-          log.warn(`${hookName} capture failed: ${err?.message ?? err}`);
-        }
-      });
+      // settles once acknowledged, or after captureWaitMs: the capture goes on without holding
+      // OpenClaw (lib/capture.js, issue 33)
+      const job = enqueue(sessionKey ?? sessionId, () => call(["hook", "session-end"], payload, cfg.captureTimeoutMs, { detached: true }));
+      return handOver(job, cfg.captureWaitMs, log, `${hookName} ${sessionId ?? sessionKey}`);
     } catch (err) {
       log.warn(`${hookName} capture failed: ${err?.message ?? err}`);
       return undefined;

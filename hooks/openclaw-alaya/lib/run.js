@@ -122,8 +122,8 @@ export function spawnWithTimeout(argv, { input = "", timeoutMs, env, cwd, unref 
  * Run argv with `input` on stdin, through OpenClaw's runner when `runtimeRun` is given.
  * @returns {Promise<{ok: boolean, code: number|null, stdout: string, stderr: string, timedOut: boolean, error?: string}>}
  */
-export async function runCommand(argv, { input = "", timeoutMs, runtimeRun } = {}) {
-  if (typeof runtimeRun !== "function") return spawnWithTimeout(argv, { input, timeoutMs });
+export async function runCommand(argv, { input = "", timeoutMs, runtimeRun, unref = false } = {}) {
+  if (typeof runtimeRun !== "function") return spawnWithTimeout(argv, { input, timeoutMs, unref });
   let guard;
   try {
     const guardPromise = new Promise((resolve) => {

@@ -1,4 +1,4 @@
-// The plugin's served calls (session-start, turn, the agent tools) sent straight to the daemon
+// The plugin's served calls (session-start, turn, session-end, the agent tools) sent straight to the daemon
 // (`alaya serve`) over its unix socket `<data dir>/serve.sock`: the request the Python client
 // (openclaw_alaya/cli/client.py) would forward, without its ~50 ms of process start and imports.
 // Protocol (cli/wire.py, cli/daemon.py): one JSON line {v, op: "run", argv, stdin (base64), tty}
@@ -23,7 +23,7 @@ const WRITES = new Set(["memory_store", "memory_forget"]);
 
 /** Whether the daemon serves `alaya <args>` (client.fast_path's hook calls). */
 function served(args) {
-  return args[0] === "hook" && (args[1] === "session-start" || args[1] === "turn" || (args[1] === "tool" && args.length === 3));
+  return args[0] === "hook" && (["session-start", "turn", "session-end"].includes(args[1]) || (args[1] === "tool" && args.length === 3));
 }
 
 /** As wire.resolve_data_dir: `dataDir`, then $ALAYA_HOME, then ~/.alaya; expanded, absolute, real. */
@@ -49,7 +49,7 @@ async function trustedSocket(dir) {
 }
 
 /** One request; {reply, sent, timedOut}. `sent`: the daemon may have seen the request. */
-function exchange(path, line, budgetMs) {
+function exchange(path, line, budgetMs, unref) {
   return new Promise((done) => {
     let sent = false;
     const chunks = [];
@@ -62,6 +62,7 @@ function exchange(path, line, budgetMs) {
     };
     const connectTimer = setTimeout(() => finish(undefined, true), Math.min(CONNECT_TIMEOUT_MS, budgetMs));
     const timer = setTimeout(() => finish(undefined, true), budgetMs);
+    if (unref) for (const handle of [sock, connectTimer, timer]) handle.unref?.();
     sock.on("connect", () => {
       sent = true;
       clearTimeout(connectTimer);
@@ -87,8 +88,9 @@ const decode = (b64) => (typeof b64 === "string" ? Buffer.from(b64, "base64").to
  * not answered (it may have run: it must not run again), or undefined: a miss, run `alaya`.
  * A read waits for the answer up to half of `timeoutMs`, leaving the rest to the fallback; a
  * write, or a call with `waitAll` (one that has no fallback: `hook turn`), waits all of it.
+ * `unref`: the wait does not keep Node alive (a capture handed over, issue 33).
  */
-export async function callDaemon(cfg, args, input, timeoutMs, { waitAll = false } = {}) {
+export async function callDaemon(cfg, args, input, timeoutMs, { waitAll = false, unref = false } = {}) {
   // ALAYA_NO_SERVE and ALAYA_NOW make the Python client run in process; a --data-dir inside
   // `command` names a directory we cannot see
   if (!served(args) || process.env.ALAYA_NO_SERVE || process.env.ALAYA_NOW) return undefined;
@@ -109,7 +111,7 @@ export async function callDaemon(cfg, args, input, timeoutMs, { waitAll = false 
     stdin: Buffer.from(input, "utf8").toString("base64"),
     tty: false,
   };
-  const { reply, sent, timedOut } = await exchange(path, `${JSON.stringify(request)}\n`, write || waitAll ? timeoutMs : Math.floor(timeoutMs / 2));
+  const { reply, sent, timedOut } = await exchange(path, `${JSON.stringify(request)}\n`, write || waitAll ? timeoutMs : Math.floor(timeoutMs / 2), unref);
   if (reply?.ok === true && Number.isInteger(reply.exit)) {
     return { code: reply.exit, stdout: decode(reply.stdout), stderr: decode(reply.stderr) };
   }

@@ -221,7 +221,7 @@ test("command missing: the turn goes on and a warning is logged", async () => {
   const w = warnings(logs);
   assert.equal(w.length, 2);
   assert.match(w[0], /command not found: \/nonexistent\/alaya-xyz/);
-  assert.match(w[1], /agent_end capture failed: command not found/);
+  assert.match(w[1], /agent_end t1: capture failed: command not found/);
 });
 
 test("non-zero exit: warning carries the CLI's one-line message", async () => {
@@ -328,9 +328,18 @@ test("runtime runner: runCommandWithTimeout(argv, {timeoutMs, input}) is used, s
   assert.ok(seen[0].opts.timeoutMs > 0 && seen[0].opts.timeoutMs <= 10000); // what is left of the call's budget
   assert.equal(typeof seen[0].opts.input, "string");
   assert.equal(JSON.parse(seen[0].opts.input).prompt, "q");
+  assert.deepEqual(warnings(logs), []);
+});
+
+test("capture (issue 33): a cold capture is a child of the plugin's own, never the host's runner, which cleanup may cut", async () => {
+  const logdir = tmp();
+  const seen = [];
+  const runtime = { system: { async runCommandWithTimeout(argv) { seen.push(argv); return { code: 0, stdout: "{}", stderr: "" }; } } };
+  const { api, hooks, logs } = fakeApi({ config: { command: ["bash", FAKE, "ok", logdir] }, runtime });
+  plugin.register(api);
   await fire(hooks, "agent_end", { messages: [{ role: "user", content: "q" }] }, CTX);
-  assert.ok(seen[1].opts.timeoutMs > 0 && seen[1].opts.timeoutMs <= 8000);
-  assert.equal(JSON.parse(seen[1].opts.input).reason, "agent_end");
+  assert.deepEqual(seen, []);
+  assert.equal(JSON.parse(JSON.stringify(calls(logdir)[0].stdin)).reason, "agent_end");
   assert.deepEqual(warnings(logs), []);
 });
 
@@ -367,7 +376,8 @@ test("config: defaults, string commands, invalid values fall back", () => {
   const d = resolveConfig(undefined);
   assert.deepEqual([...d.command], ["alaya"]);
   assert.equal(d.startTimeoutMs, 10000);
-  assert.equal(d.captureTimeoutMs, 8000);
+  assert.equal(d.captureTimeoutMs, 60000);
+  assert.equal(d.captureWaitMs, 3000);
   assert.equal(d.toolTimeoutMs, 10000);
   assert.equal(d.refreshEveryTurns, 10);
   assert.equal(d.daemon, true);
@@ -408,7 +418,7 @@ test("manifest and package.json agree with the code", () => {
   }
   assert.deepEqual(Object.keys(manifest.uiHints).sort(), Object.keys(props).sort());
   assert.deepEqual(props.command.default, [...d.command]);
-  for (const k of ["startTimeoutMs", "captureTimeoutMs", "toolTimeoutMs", "budgetTokens", "refreshEveryTurns", "daemon"]) {
+  for (const k of ["startTimeoutMs", "captureTimeoutMs", "captureWaitMs", "toolTimeoutMs", "budgetTokens", "refreshEveryTurns", "daemon"]) {
     assert.equal(props[k].default, d[k], `configSchema ${k} default`);
   }
   assert.equal(manifest.configSchema.additionalProperties, false);
@@ -516,7 +526,7 @@ async function waitFor(predicate, ms = 5000) {
   return true;
 }
 
-test("daemon: the service starts `alaya serve start` and stops with `alaya serve stop`", async () => {
+test("daemon: the service starts `alaya serve start`; its stop leaves the daemon to distil what was captured (issue 33)", async () => {
   const logdir = tmp();
   const { api, services } = fakeApi({ config: { command: ["bash", FAKE, "ok", logdir], dataDir: "/d", daemon: true }, registrationMode: "discovery" });
   plugin.register(api);
@@ -527,10 +537,10 @@ test("daemon: the service starts `alaya serve start` and stops with `alaya serve
   assert.equal(svc.start({}), undefined, "start does not make the Gateway wait");
   assert.ok(await waitFor(() => calls(logdir).length === 1));
   assert.deepEqual(calls(logdir)[0].argv, ["--data-dir", "/d", "serve", "start"]);
-  await svc.stop({});
-  assert.deepEqual(calls(logdir).map((c) => c.argv.slice(-2)), [["serve", "start"], ["serve", "stop"]]);
+  assert.equal(svc.stop({}), undefined, "stop does not make the Gateway wait");
+  assert.deepEqual(calls(logdir).map((c) => c.argv.slice(-2)), [["serve", "start"]]);
   svc.start({}); // started again after a stop (a Gateway restart in the same process)
-  assert.ok(await waitFor(() => calls(logdir).length === 3));
+  assert.ok(await waitFor(() => calls(logdir).length === 2));
 });
 
 test("daemon: register in full mode starts it once per process; discovery and daemon:false never", async () => {
@@ -702,12 +712,14 @@ async function fakeDaemon(answer) {
     for (const conn of open) conn.destroy();
     return new Promise((r) => server.close(r));
   };
-  return { dir, requests, close };
+  return { dir, requests, open, close };
 }
 
 /** Answers as the real daemon would for the plugin's calls. */
+const QUEUED = '{"session_id": "t1", "new_turns": 1, "distilled": false, "distilling": "queued"}\n';
 function daemonAnswers(request) {
   const [, , , what, name] = request.argv;
+  if (what === "session-end") return answered(QUEUED);
   return answered(what === "session-start" ? '{"prependContext": "FROM-SOCKET"}\n' : `{"text": "SOCKET ${name}"}\n`);
 }
 
@@ -731,9 +743,35 @@ test("daemon socket: session-start and the tools are answered over the socket, n
     assert.deepEqual(start.stdin, { agentId: "main", sessionKey: CTX.sessionKey, sessionId: "t1", prompt: "hello socket", messages: [], workspaceDir: "/ws" });
     assert.deepEqual(stored.argv, ["--data-dir", dir, "hook", "tool", "memory_store"]);
     assert.deepEqual(stored.stdin.params, { text: "metric units" });
-    // capture is not a served command: it still runs `alaya hook session-end`
+    // capture too (issue 33): the daemon acknowledges once stored and distils afterwards
     await fire(hooks, "agent_end", { messages: [{ role: "user", content: "x" }] }, CTX);
-    assert.deepEqual(calls(logdir).map((c) => c.argv.slice(-1)), [["session-end"]]);
+    assert.deepEqual(calls(logdir), []);
+    assert.deepEqual(daemon.requests[2].argv, ["--data-dir", dir, "hook", "session-end"]);
+    assert.equal(daemon.requests[2].stdin.reason, "agent_end");
+    assert.ok(logs.some(([l, m]) => l === "info" && /agent_end t1: stored 1 new turn, distilling in the background/.test(m)));
+    assert.deepEqual(warnings(logs), []);
+  } finally {
+    await daemon.close();
+  }
+});
+
+test("capture (issue 33): OpenClaw waits at most captureWaitMs; an acknowledgement that comes later is still taken", async () => {
+  const logdir = tmp();
+  const daemon = await fakeDaemon(() => undefined);
+  const events = [];
+  try {
+    const { api, hooks, logs } = fakeApi({ config: { command: ["bash", FAKE, "ok", logdir], dataDir: daemon.dir, captureWaitMs: 50 } });
+    plugin.register(api);
+    // the daemon holds the request until the hook has let OpenClaw go on
+    const handed = fire(hooks, "session_end", { reason: "shutdown" }, CTX).then(() => events.push("hook settled"));
+    assert.ok(await waitFor(() => daemon.requests.length === 1));
+    await handed;
+    assert.deepEqual(events, ["hook settled"]);
+    assert.ok(logs.some(([, m]) => /session_end t1: still storing after 50 ms/.test(m)));
+    for (const conn of daemon.open) conn.end(JSON.stringify(answered(QUEUED)));
+    assert.ok(await waitFor(() => logs.some(([, m]) => /session_end t1: stored 1 new turn, distilling in the background/.test(m))));
+    assert.equal(daemon.requests.length, 1);
+    assert.deepEqual(calls(logdir), [], "acknowledged by the daemon: no cold `alaya` as well");
     assert.deepEqual(warnings(logs), []);
   } finally {
     await daemon.close();
