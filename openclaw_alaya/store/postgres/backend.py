@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from functools import cached_property
 from typing import TYPE_CHECKING, NoReturn
 
+from ..ports.upkeep import StorageBytes
 from . import schema
 from .connect import database_url, shown
 from .coordinator import PostgresCoordinator
@@ -131,5 +132,18 @@ class PostgresBackend:
     def scrub(self) -> NoReturn:
         not_built("scrubbing")
 
-    def footprint(self) -> NoReturn:
-        not_built("sizes")
+    def footprint(self) -> StorageBytes:
+        """The bytes this memory's rows take in each layer's tables (their values, as stored:
+        `pg_column_size` of each row; the tables' indexes and free space, shared by every
+        memory in the database, are not counted), and `state/` beside config.json."""
+        layers = {"l1": ["card_vectors", "relation_vectors", "index_meta"],
+                  "l2": ["cards", "graph_sessions", "entities", "card_mentions", "edges", "card_sessions", "forwards"],
+                  "l3": ["sessions", "turns", "card_contexts", "l3_logs"]}
+        with self.db.connection() as conn:
+            sizes = {layer: sum(conn.execute(f"SELECT coalesce(sum(pg_column_size(t.*)), 0) FROM {table} t"
+                                             " WHERE t.store_id = %s", (self.db.store_id,)).fetchone()[0]
+                                for table in tables)
+                     for layer, tables in layers.items()}
+        state = sum(p.stat().st_size for p in self.dirs.state.rglob("*") if p.is_file()) if self.dirs.state.is_dir() else 0
+        return StorageBytes(int(sizes["l1"]), int(sizes["l2"]), int(sizes["l3"]), state,
+                            int(sum(sizes.values())) + state)
