@@ -208,7 +208,9 @@ def run(dataset: Path, top_k: int, config: Config) -> dict:
         for conv in data:
             sessions = sessions_of(conv["conversation"], conv["sample_id"])
             turn_text = {t.id: f"{t.name} ({_day(s.started_at)}): {t.content}" for s in sessions for t in s.turns}
-            memory, seconds = ingested(Path(tmp) / conv["sample_id"], sessions, config)
+            # a memory of its own per conversation, in one database on the postgres backend
+            memory, seconds = ingested(Path(tmp) / conv["sample_id"], sessions,
+                                       config.with_value("storage.store", conv["sample_id"]))
             ingest_seconds += seconds
             turns += sum(len(s.turns) for s in sessions)
             for qa in conv["qa"]:
@@ -244,15 +246,19 @@ def main() -> int:
                         help="which questions to report (repeatable; default: whole, tune and held)")
     parser.add_argument("--embedder", help="embedding.provider to use instead of the default (e.g. local)")
     parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="a config setting (repeatable)")
+    parser.add_argument("--backend", choices=("embedded", "postgres"), default="embedded",
+                        help="storage.backend (postgres: the database at ALAYA_DATABASE_URL, issue 34)")
     parser.add_argument("--ceiling", action="store_true",
                         help="also print what a perfect ranking and a perfect retriever would score")
     args = parser.parse_args()
     if not args.dataset.exists():
         print(f"dataset not found: {args.dataset}", file=sys.stderr)
         return 1
-    r = run(args.dataset, args.top_k, bench_config(args.embedder, args.set))
+    started = time.perf_counter()
+    r = run(args.dataset, args.top_k, bench_config(args.embedder, [f"storage.backend={args.backend}", *(args.set or [])]))
     halves = args.half or HALVES
-    setup = " ".join([f"embedder {args.embedder}" if args.embedder else "offline default config", *(args.set or [])])
+    setup = " ".join([f"embedder {args.embedder}" if args.embedder else "offline default config",
+                      f"backend {args.backend}", *(args.set or [])])
     print(f"LoCoMo dev split, categories 1-4, {setup}; halves by question hash")
     print("| half | questions | evidence @500 | evidence @1000 | evidence @2000 | answer words @1000 |")
     print("|---|---|---|---|---|---|")
@@ -273,7 +279,8 @@ def main() -> int:
         for half in halves:
             c = r["halves"][half]["ceiling"]
             print(f"| {half} | {c[CEILINGS[0]]:.3f} | {c[CEILINGS[1]]:.3f} | {c[CEILINGS[2]]:.3f} |")
-    print(f"\ningest + distill: {r['ingest_distill_turns_per_s']:.0f} turns/s; recall: {r['recall_ms_mean']:.1f} ms mean in process")
+    print(f"\ningest + distill: {r['ingest_distill_turns_per_s']:.0f} turns/s; recall: {r['recall_ms_mean']:.1f} ms mean in process;"
+          f" {time.perf_counter() - started:.0f} s in all")
     return 0
 
 

@@ -523,7 +523,7 @@ class Alaya:
                 links = expand_link(src, dst, name, weight, now_iso(), reason)
                 # L3 first: `alaya rebuild` replays manual links from raw/links.jsonl
                 record = {"src": src, "dst": dst, "rel": name, "weight": weight, "ts": links[0].created_at}
-                append_line(self.raw.log_path(LINKS_LOG), json.dumps({**record, "reason": reason} if reason else record))
+                self.raw.append_log(LINKS_LOG, [{**record, "reason": reason} if reason else record])
                 graph.add_links(links)
             if vector is not None:
                 self.index.upsert_relations([{"name": name, "description": relation_description(name)}], vector)

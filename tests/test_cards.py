@@ -34,7 +34,8 @@ def shelf(memory):
     ])
     with memory.writing("test") as graph:
         with graph:
-            graph.query("MATCH (e:Entity {name: 'PostgreSQL'}) SET e.aliases = ['postgres', 'PG']")
+            graph.add_entity_alias("PostgreSQL", "postgres")
+            graph.add_entity_alias("PostgreSQL", "PG")
     return memory
 
 

@@ -36,7 +36,7 @@ def test_entity_reads(stored):
         assert [e.name for e in graph.entities_by_mentions("service", limit=10, offset=0)] == ["billing-api"]
         assert graph.entities_by_mentions("project", limit=10, offset=0) == []  # not every entity
         [card] = graph.entity_cards("Robert")
-        assert (card.id, card.title, card.type, card.valid_until) == (
+        assert (card.id, card.title, card.type, card.valid_until or "") == (  # "" or None: still valid
             ids["maintains"], "Robert maintains billing-api", "fact", "")
         assert graph.entity_cards("robert") == []  # the exact name only
 

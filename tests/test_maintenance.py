@@ -64,8 +64,7 @@ def edges(memory) -> set[tuple[str, str, str]]:
 
 def cards_of(memory) -> dict[str, Card]:
     with memory.reading("test") as graph:
-        ids = [r[0] for r in graph.query("MATCH (c:Card) RETURN c.id")]
-        return graph.get_cards(ids)
+        return graph.get_cards(sorted(graph.all_card_ids()))
 
 
 def indexed(memory) -> set[str]:

@@ -37,6 +37,7 @@ def _store(memory) -> dict[str, str]:
     return ids
 
 
+@pytest.mark.embedded_only
 def test_snapshot_answers_as_the_graph_does(memory):
     ids = _store(memory)
     everything = list(ids.values()) + ["card-not-there"]
@@ -55,6 +56,7 @@ def test_snapshot_answers_as_the_graph_does(memory):
     assert snapshot.fanout([ids["d"]]) == {"INSPIRED_BY": 1, "SIMILAR_TO": 1}  # names normalised
 
 
+@pytest.mark.embedded_only
 def test_snapshot_of_an_empty_graph(memory):
     with memory.reading("test") as graph:
         snapshot = GraphSnapshot(graph)
@@ -62,6 +64,7 @@ def test_snapshot_of_an_empty_graph(memory):
     assert snapshot.fanout(["card-x"]) == {} and snapshot.card_ids_mentioning(["Alice"]) == []
 
 
+@pytest.mark.embedded_only
 def test_recall_sees_what_another_process_wrote(memory):
     ids = _store(memory)
     for _ in range(2):  # from the second recall on, this process answers from its snapshot

@@ -29,7 +29,7 @@ from pydantic import BaseModel, Field
 from ..errors import InputError, NotFoundError
 from ..models import Card, Link, check_id, index_row, index_text, now_iso
 from ..store import forgotten, tombstones
-from ..store.raw import CURATION_LOG, read_log
+from ..store.raw import CURATION_LOG
 
 if TYPE_CHECKING:
     from ..memory import Memory
@@ -84,7 +84,7 @@ def hand_over(back: list[Copy], waiting: dict[str, Copy]) -> list[str]:
 
 def fates(memory: "Memory") -> dict[str, str]:
     """Card → the last of "forget" (introspect's) and "restore" the curation log holds for it."""
-    return {str(r["card"]): str(r["op"]) for r in read_log(memory.raw.log_path(CURATION_LOG))
+    return {str(r["card"]): str(r["op"]) for r in memory.raw.read_log(CURATION_LOG)
             if r.get("op") in ("forget", "restore") and r.get("card")}
 
 

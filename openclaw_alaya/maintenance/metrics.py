@@ -131,7 +131,7 @@ def forgotten_by_reason(memory: "Memory") -> dict[str, Any]:
     (tombstones)."""
     gone: list[tuple[str, str]] = []  # (card, reason) of introspect's forgets, in log order
     restored = 0
-    for record in read_log(memory.raw.log_path(CURATION_LOG)):
+    for record in memory.raw.read_log(CURATION_LOG):
         card = str(record.get("card") or "")
         if record.get("op") == "forget" and card:
             gone.append((card, str(record.get("reason") or "age")))

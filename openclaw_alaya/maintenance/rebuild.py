@@ -49,7 +49,7 @@ from ..models import (
 )
 from ..progress import progress
 from ..store import tombstones
-from ..store.raw import CURATION_LOG, LINKS_LOG, RawStore, read_log
+from ..store.raw import CURATION_LOG, LINKS_LOG, RawStore
 from ..store.tombstones import TOMBSTONES
 from . import memex, workspace
 from .common import as_datetime, iso
@@ -128,7 +128,7 @@ class _Build:
         """The L3 logs' records not replayed yet, in time order (manual links marked)."""
         records = []
         for name in (LINKS_LOG, CURATION_LOG):
-            found = read_log(self.memory.raw.log_path(name))
+            found = self.memory.raw.read_log(name)
             new, self.logged[name] = found[self.logged[name]:], len(found)
             records += [{**r, "op": r.get("op", "link"), "_manual": True} for r in new] if name == LINKS_LOG else new
         return sorted(records, key=lambda r: str(r.get("ts") or ""))

@@ -6,9 +6,12 @@ confidence and the cards for and against it)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..store.raw import CURATION_LOG, RawStore, read_log
+from ..store.raw import CURATION_LOG
+
+if TYPE_CHECKING:
+    from ..store.ports.raw import RawSessions
 
 STRONG, WEAK = 2, 1  # contradiction weight of a strong (the resolver's fact rules) and a weak one
 
@@ -27,10 +30,10 @@ class Counted:
         return set(self.supporting) | set(self.contradicting)
 
 
-def counted(raw: RawStore) -> dict[str, Counted]:
+def counted(raw: "RawSessions") -> dict[str, Counted]:
     """Opinion card id → the evidence reflect's `confidence` records counted for it."""
     found: dict[str, Counted] = {}
-    for r in read_log(raw.log_path(CURATION_LOG)):
+    for r in raw.read_log(CURATION_LOG):
         if r.get("op") != "confidence" or not r.get("card"):
             continue
         entry = found.setdefault(r["card"], Counted())

@@ -3,6 +3,7 @@ place."""
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +13,8 @@ from .fsutil import DIR_MODE, FILE_MODE, ensure_dir, refuse_links
 from .trust import make_private, require_private, require_tree_private, tree_problems
 
 DEFAULT_HOME = "~/.alaya"
+# storage backends whose graph is a file in the data directory (graph.kuzu)
+FILE_BACKENDS = frozenset({"embedded"})
 
 
 def resolve_data_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
@@ -93,8 +96,18 @@ class DataDir:
             raise NotInitializedError(f"{self.root}: no memory store here; run `alaya init` first")
         self.require_private()
         refuse_links(self.entries(), self.root)
-        if graph and not self.graph.exists() and not self.swap.exists():
+        if graph and not self.graph.exists() and not self.swap.exists() and self.graph_kept_here():
             raise DamagedStoreError(f"{self.graph} is missing; run `alaya rebuild` to derive it again from raw/")
+
+    def graph_kept_here(self) -> bool:
+        """Whether the graph is a file of this directory: not when config.json names a backend
+        that keeps it elsewhere (`storage.backend` postgres: in the database, issue 34), so that
+        no graph.kuzu is asked for there. An unreadable config reads as the default backend."""
+        try:
+            backend = (json.loads(self.config.read_text(encoding="utf-8")).get("storage") or {}).get("backend")
+        except (OSError, ValueError, AttributeError):
+            return True
+        return backend is None or backend in FILE_BACKENDS
 
     def require_private(self) -> None:
         """The directory is this user's and closed to others, and its entries and small folders

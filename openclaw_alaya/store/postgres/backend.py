@@ -1,7 +1,8 @@
 """The postgres backend (issue 34), as far as it is built: the connection, the versioned schema,
-L3 (raw.py), the coordinator (coordinator.py) and L1 (index.py). The graph (L2) has its tables
-(migrations/0001_initial.sql) but no code yet: asking for it is a one-line error, so a data
-directory pointed at PostgreSQL today cannot recall or distill yet."""
+L3 (raw.py), the coordinator (coordinator.py), L2 (graph.py, migrations/0003_graph.sql) and L1
+(index.py), so a data directory pointed at PostgreSQL ingests, distills, recalls, navigates
+and introspects. Not built yet, each a one-line error: scrubbing after a forget, sizes, and
+the scratch space rebuild, reembed and backup build in (scratch.py)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,15 @@ from contextlib import contextmanager
 from functools import cached_property
 from typing import TYPE_CHECKING, NoReturn
 
-from ...errors import AlayaError
+from ..ports.upkeep import StorageBytes
 from . import schema
 from .connect import database_url, shown
 from .coordinator import PostgresCoordinator
 from .db import Database
+from .graph import PostgresGraph, PostgresViews
 from .index import PostgresIndex
 from .raw import PostgresRaw
+from .scratch import PostgresScratch, not_built
 
 if TYPE_CHECKING:
     from ...config import Config
@@ -75,7 +78,7 @@ class PostgresBackend:
 
     def current(self) -> bool:
         with self.db.connection() as conn:
-            return schema.applied(conn) == schema.latest() and not self.lock.needs_recovery()
+            return schema.current(conn) and not self.lock.needs_recovery()
 
     def upgrade(self) -> None:
         self._migrated()
@@ -86,7 +89,7 @@ class PostgresBackend:
     def _migrated(self) -> None:
         """The migrations this database lacks, applied (a write's first step, never a read's)."""
         with self.db.connection() as conn:
-            if schema.applied(conn) < schema.latest():
+            if not schema.current(conn):
                 schema.migrate(conn)
 
     def check_readable(self) -> None:
@@ -94,57 +97,53 @@ class PostgresBackend:
         with self.db.connection() as conn:
             schema.check_readable(conn, f"{shown(self.db.url)} (store {self.db.store_id})")
 
-    # --- not built yet (issue 34's next steps) --------------------------------------------
+    # --- the graph (L2) ------------------------------------------------------------------
 
-    @property
-    def graph_views(self) -> NoReturn:
-        _not_built("the graph (L2)")
+    @cached_property
+    def graph_views(self) -> PostgresViews:
+        return PostgresViews()
 
     @contextmanager
-    def reading(self, operation: str, *, timeout: float | None = None) -> Iterator["UnbuiltGraph"]:
-        """The shared hold; the graph is not built yet (`UnbuiltGraph`)."""
+    def reading(self, operation: str, *, timeout: float | None = None) -> Iterator[PostgresGraph]:
+        """The shared hold and the graph, read on the hold's connection."""
         self.check_readable()
         with self.lock.read(operation, timeout=timeout):
-            yield UnbuiltGraph()
+            yield PostgresGraph(self.db)
 
     @contextmanager
-    def viewing(self, operation: str, *, timeout: float | None = None) -> Iterator["UnbuiltGraph"]:
+    def viewing(self, operation: str, *, timeout: float | None = None) -> Iterator[PostgresGraph]:
+        """As `reading`: recall reads the database itself (no copy is kept: `PostgresViews`)."""
         with self.reading(operation, timeout=timeout) as graph:
             yield graph
 
     @contextmanager
-    def writing(self, operation: str, *, change_graph: bool = True) -> Iterator["UnbuiltGraph"]:
-        """The exclusive hold, one transaction (coordinator.py): a hold that writes only L3 and
-        L1 (init's relation vectors) works today; the graph is not built yet. The schema is
+    def writing(self, operation: str, *, change_graph: bool = True) -> Iterator[PostgresGraph]:
+        """The exclusive hold, one transaction for L3, L2 and L1 (coordinator.py); the schema is
         brought up to date first, as the embedded backend upgrades its store."""
         self._migrated()
         with self.lock.write(operation):
-            yield UnbuiltGraph()
+            yield PostgresGraph(self.db)
+
+    def scratch(self) -> PostgresScratch:
+        return PostgresScratch()
+
+    # --- not built yet (issue 34's next steps) --------------------------------------------
 
     def scrub(self) -> NoReturn:
-        _not_built("scrubbing")
+        not_built("scrubbing")
 
-    def scratch(self) -> NoReturn:
-        _not_built("scratch space")
-
-    def footprint(self) -> NoReturn:
-        _not_built("sizes")
-
-
-class UnbuiltGraph:
-    """What a hold hands out for L2 until the graph is built on PostgreSQL: any use of it is
-    the one-line error, so holds that do not touch the graph run as they will."""
-
-    def __enter__(self) -> "UnbuiltGraph":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-    def __getattr__(self, name: str) -> NoReturn:
-        _not_built("the graph (L2)")
-
-
-def _not_built(what: str) -> NoReturn:
-    raise AlayaError(f"storage.backend postgres: {what} is not built on PostgreSQL yet (issue 34); "
-                     "use storage.backend embedded")
+    def footprint(self) -> StorageBytes:
+        """The bytes this memory's rows take in each layer's tables (their values, as stored:
+        `pg_column_size` of each row; the tables' indexes and free space, shared by every
+        memory in the database, are not counted), and `state/` beside config.json."""
+        layers = {"l1": ["card_vectors", "relation_vectors", "index_meta"],
+                  "l2": ["cards", "graph_sessions", "entities", "card_mentions", "edges", "card_sessions", "forwards"],
+                  "l3": ["sessions", "turns", "card_contexts", "l3_logs"]}
+        with self.db.connection() as conn:
+            sizes = {layer: sum(conn.execute(f"SELECT coalesce(sum(pg_column_size(t.*)), 0) FROM {table} t"
+                                             " WHERE t.store_id = %s", (self.db.store_id,)).fetchone()[0]
+                                for table in tables)
+                     for layer, tables in layers.items()}
+        state = sum(p.stat().st_size for p in self.dirs.state.rglob("*") if p.is_file()) if self.dirs.state.is_dir() else 0
+        return StorageBytes(int(sizes["l1"]), int(sizes["l2"]), int(sizes["l3"]), state,
+                            int(sum(sizes.values())) + state)

@@ -28,15 +28,18 @@ MIGRATE_LOCK = 0x616C6179  # "alay"
 
 @cache
 def migrations() -> tuple[tuple[int, str, str], ...]:
-    """(version, file name, SQL) of every migration shipped, in order; numbered 1, 2, … with no gap."""
+    """(version, file name, SQL) of every migration shipped, in order. A number may be left
+    out for a file that comes later (0002, row-level security, after 0003's graph: issue 34),
+    so a database records each version it applied and `migrate` applies each one missing."""
     found = []
     for entry in resources.files(__package__).joinpath("migrations").iterdir():
         match = _FILE.fullmatch(entry.name)
         if match:
             found.append((int(match.group(1)), entry.name, entry.read_text(encoding="utf-8")))
     found.sort()
-    if [v for v, _, _ in found] != list(range(1, len(found) + 1)):
-        raise RuntimeError(f"migrations/: numbered {[v for v, _, _ in found]}, not 1..{len(found)}")
+    versions = [v for v, _, _ in found]
+    if len(set(versions)) != len(versions) or (versions and versions[0] != 1):
+        raise RuntimeError(f"migrations/: numbered {versions}: each number once, from 1")
     return tuple(found)
 
 
@@ -51,13 +54,26 @@ def applied(conn: "psycopg.Connection") -> int:
     return conn.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchone()[0]
 
 
+def missing(conn: "psycopg.Connection") -> list[int]:
+    """The versions shipped that the database has not applied (all of them for a new one)."""
+    if conn.execute("SELECT to_regclass('schema_version')").fetchone()[0] is None:
+        return [v for v, _, _ in migrations()]
+    done = {r[0] for r in conn.execute("SELECT version FROM schema_version")}
+    return [v for v, _, _ in migrations() if v not in done]
+
+
+def current(conn: "psycopg.Connection") -> bool:
+    """Every migration shipped is applied, and none newer."""
+    return applied(conn) <= latest() and not missing(conn)
+
+
 def check_readable(conn: "psycopg.Connection", where: str) -> None:
     """A read's check: the schema is this version's (reads never migrate)."""
     have, want = applied(conn), latest()
     if have > want:
         raise StaleStoreError(f"{where}: the database schema is version {have}, newer than this alaya's "
                               f"({want}); upgrade openclaw-alaya")
-    if have < want:
+    if missing(conn):
         raise StaleStoreError(f"{where}: the database schema is version {have} of {want}; run `alaya init` to upgrade it")
 
 
@@ -72,9 +88,10 @@ def migrate(conn: "psycopg.Connection") -> list[int]:
         if have > latest():
             raise StaleStoreError(f"the database schema is version {have}, newer than this alaya's "
                                   f"({latest()}); upgrade openclaw-alaya")
+        wanted = set(missing(conn))
         done = []
         for version, name, sql in migrations():
-            if version > have:
+            if version in wanted:
                 conn.execute(sql)
                 conn.execute("INSERT INTO schema_version (version, name) VALUES (%s, %s)", (version, name))
                 done.append(version)
