@@ -90,7 +90,7 @@ def test_migrations_are_applied_once_in_order_and_recorded(pg_url):
         names = [r[0] for r in conn.execute("SELECT name FROM schema_version ORDER BY version")]
         assert names == [name for _, name, _ in schema.migrations()] and names[0] == "0001_initial.sql"
         tables = {r[0] for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")}
-        assert {"sessions", "turns", "card_contexts", "l3_logs", "cards", "edges", "entities", "entity_aliases",
+        assert {"sessions", "turns", "card_contexts", "l3_logs", "cards", "edges", "entities",
                 "card_vectors", "relation_vectors", "stores"} <= tables
         schema.check_readable(conn, "db")
         conn.execute("INSERT INTO schema_version (version, name) VALUES (999, '0999_future.sql')")
