@@ -153,7 +153,8 @@ def test_entities_get_is_a_and_part_of_relations_from_the_distiller(memory, tmp_
     assert entity_links(vague) == []  # no entity, nothing stated
 
 
-def test_entity_relations_follow_a_merge_and_a_category_outlives_the_sweep(memory):
+def test_entity_relations_follow_a_merge_and_a_category_outlives_the_sweep(memory_on_backend):
+    memory = memory_on_backend
     distilled(memory, "s-pool", "PgBouncer is a connection pooler for Postgres.")
     memory.entities("rename", "pgbouncer", "PgBouncer")
     links = {(r["src"], r["rel"], r["dst"]) for r in memory.entities("show", "PgBouncer")["relations"]}

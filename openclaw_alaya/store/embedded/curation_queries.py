@@ -3,9 +3,9 @@ forget and purge matching, listing and buckets. Mixed into `GraphStore`."""
 
 from __future__ import annotations
 
-from typing import Any
 
 from ...models import CardPage
+from ..card_rows import listing_filters
 from ..ports.curation import CardHeadline, Entity, EntityMentions, MentioningCard
 from .columns import CARD_FIELDS, CARD_RELATIONS, CUSTOM, card_from_row
 
@@ -155,9 +155,8 @@ class CurationQueries:
     def card_page(self, *, type: str | None = None, tag: str | None = None, entities: list[str] | None = None,
                   since: str | None = None, before: str | None = None, tier: str | None = None,
                   scopes: list[str] | None = None, limit: int, offset: int) -> CardPage:
-        given = {"type": type, "tag": tag, "entities": entities, "since": since, "before": before, "tier": tier,
-                 "scopes": scopes}
-        params: dict[str, Any] = {key: value for key, value in given.items() if value}
+        params = listing_filters(type=type, tag=tag, entities=entities, since=since, before=before, tier=tier,
+                                 scopes=scopes)
         where = ("WHERE " + " AND ".join(f"({_CARD_FILTERS[key]})" for key in params)) if params else ""
         if tag:
             params["tag_sep"] = _TAG_SEP

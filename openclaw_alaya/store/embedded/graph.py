@@ -10,7 +10,6 @@ the exclusive one. Card and Session nodes, core relation tables, and one CUSTOM 
 from __future__ import annotations
 
 import importlib.util  # noqa: F401  (kuzu scans Python objects through importlib.util)
-import json
 import os
 import struct
 import warnings
@@ -25,6 +24,7 @@ from ...models import INJECTABLE_ORIGINS, Card, Link
 from ..fsutil import FILE_MODE, atomic_write
 from .columns import (_CARD_TYPES, _SESSION_FIELDS, _SESSION_NULLABLE, _SESSION_TYPES, CARD_FIELDS, CARD_RELATIONS,
                       CUSTOM, _card_row, _loaded, _stored, card_from_row)
+from ..card_rows import card_times_of, names_with_aliases
 from ..ports.graph import CardTimes
 from .curation_queries import CurationQueries
 from .failures import damaged, disk_error
@@ -99,12 +99,6 @@ def _assignments(var: str, source: str, types: dict[str, str], fields: list[str]
 
 # a card of one of `$origins`, or one stored before origins were recorded ("")
 _ORIGIN_IN = "(c.origin IN $origins OR c.origin = '' OR c.origin IS NULL)"
-
-
-def first_source(sources: str | None) -> str | None:
-    """The session a card was first distilled from, out of its stored `sources` JSON."""
-    found = json.loads(sources or "[]")
-    return found[0]["session_id"] if found else None
 
 
 # (from card id, relation name, the other card's node offset, weight, whether the edge points
@@ -480,20 +474,15 @@ class GraphStore(CurationQueries, UpkeepQueries):
         else:
             wanted = list(dict.fromkeys(ids))
             rows = self._by_ids(fields, wanted) if wanted else []
-        firsts = {cid: first_source(sources) for cid, _valid, _created, sources in rows}
-        sessions = sorted(set(firsts.values()) - {None})
-        starts = dict(self._rows("UNWIND $ids AS want MATCH (s:Session {id: want}) RETURN s.id, s.started_at",
-                                 {"ids": sessions})) if sessions else {}
-        return {cid: CardTimes(valid or None, starts.get(firsts[cid]) or None, created or None)
-                for cid, valid, created, _sources in rows}
+        return card_times_of(rows, lambda sessions: dict(self._rows(
+            "UNWIND $ids AS want MATCH (s:Session {id: want}) RETURN s.id, s.started_at", {"ids": sessions})))
 
     def card_ids_mentioning(self, names: list[str]) -> list[str]:
         """Cards linked to any of these entity names or aliases (case-insensitive)."""
-        aliases = self.aliases()
-        wanted = {n.lower() for n in names} | {aliases[n.lower()].lower() for n in names if n.lower() in aliases}
+        wanted = names_with_aliases(names, self.aliases())
         rows = self._rows(
             "MATCH (c:Card)-[:MENTIONS]->(e:Entity) WHERE lower(e.name) IN $names RETURN DISTINCT c.id",
-            {"names": sorted(wanted)},
+            {"names": wanted},
         )
         return [r[0] for r in rows]
 

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from ...models import Card
+from ..card_rows import first_source
 from .graph import (
     CARD_FIELDS,
     CARD_RELATIONS,
@@ -35,7 +36,6 @@ from .graph import (
     card_from_row,
     count_fanout,
     distinct_edges,
-    first_source,
     version,
 )
 from .native import release_freed_memory

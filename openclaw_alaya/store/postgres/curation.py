@@ -4,9 +4,8 @@ meaning. Mixed into `PostgresGraph` (graph.py), whose `_rows`/`_one` run the sta
 
 from __future__ import annotations
 
-from typing import Any
-
 from ...models import CardPage
+from ..card_rows import listing_filters
 from ..ports.curation import CardHeadline, Entity, EntityMentions, MentioningCard
 from .rows import card_columns, card_from, low
 
@@ -90,6 +89,10 @@ class CurationSql:
                        {"id": cid, "entities": named})
             self._rows("INSERT INTO card_mentions (store_id, card_id, entity) VALUES (%(s)s, %(id)s, %(keep)s)"
                        " ON CONFLICT DO NOTHING", {"id": cid, "keep": keep})
+        # its relations to other entities go to the kept one (drop is its alias now: issue 35)
+        links = self._rows("SELECT src, rel, dst FROM entity_links WHERE store_id = %(s)s"
+                           " AND (src = %(drop)s OR dst = %(drop)s)", {"drop": drop})
+        self.link_entities([(a, rel, b) for a, rel, b in links if {a, b} != {drop, keep}])
         self._rows("DELETE FROM entities WHERE store_id = %(s)s AND name = %(drop)s", {"drop": drop})
         return [cid for cid, _ in rows]
 
@@ -145,9 +148,8 @@ class CurationSql:
     def card_page(self, *, type: str | None = None, tag: str | None = None, entities: list[str] | None = None,
                   since: str | None = None, before: str | None = None, tier: str | None = None,
                   scopes: list[str] | None = None, limit: int, offset: int) -> CardPage:
-        given = {"type": type, "tag": tag, "entities": entities, "since": since, "before": before, "tier": tier,
-                 "scopes": scopes}
-        params: dict[str, Any] = {key: value for key, value in given.items() if value}
+        params = listing_filters(type=type, tag=tag, entities=entities, since=since, before=before, tier=tier,
+                                 scopes=scopes)
         where = "".join(f" AND ({_CARD_FILTERS[key]})" for key in params)
         total = self._one(f"SELECT count(*) FROM cards c WHERE c.store_id = %(s)s{where}", params)
         rows = self._rows(

@@ -16,9 +16,10 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...models import INJECTABLE_ORIGINS, Card, Link
+from ..card_rows import card_times_of, names_with_aliases
 from ..ports.graph import CardTimes
 from .curation import CurationSql
-from .rows import (CARD_FIELDS, SESSION_FIELDS, USAGE, card_columns, card_from, card_values, first_source,
+from .rows import (CARD_FIELDS, SESSION_FIELDS, USAGE, card_columns, card_from, card_values,
                    low, session_columns, session_from)
 from .upkeep import UpkeepSql
 
@@ -142,20 +143,39 @@ class PostgresGraph(CurationSql, UpkeepSql):
         columns = "c.id, c.valid_from, c.created_at, c.sources"
         rows = self._rows(f"SELECT {columns} FROM cards c WHERE c.store_id = %(s)s") if ids is None \
             else self._by_ids(columns, ids)
-        firsts = {cid: first_source(sources) for cid, _valid, _created, sources in rows}
-        sessions = sorted(set(firsts.values()) - {None})
-        starts = dict(self._rows("SELECT id, started_at FROM graph_sessions WHERE store_id = %(s)s AND id = ANY(%(ids)s)",
-                                 {"ids": sessions})) if sessions else {}
-        return {cid: CardTimes(valid or None, starts.get(firsts[cid]) or None, created or None)
-                for cid, valid, created, _sources in rows}
+        return card_times_of(rows, lambda sessions: dict(self._rows(
+            "SELECT id, started_at FROM graph_sessions WHERE store_id = %(s)s AND id = ANY(%(ids)s)",
+            {"ids": sessions})))
 
     def card_ids_mentioning(self, names: list[str]) -> list[str]:
         """Cards linked to any of these entity names or aliases (case-insensitive)."""
-        aliases = self.aliases()
-        wanted = {n.lower() for n in names} | {aliases[n.lower()].lower() for n in names if n.lower() in aliases}
+        wanted = names_with_aliases(names, self.aliases())
         return [r[0] for r in self._rows(
             f"SELECT DISTINCT m.card_id FROM card_mentions m WHERE m.store_id = %(s)s AND {low('m.entity')} = ANY(%(names)s)"
-            " ORDER BY m.card_id", {"names": sorted(wanted)})]
+            " ORDER BY m.card_id", {"names": wanted})]
+
+    def link_entities(self, links: list[tuple[str, str, str]]) -> None:
+        """Entity → entity edges (entity, relation, entity), the entities created as needed;
+        an edge already there is kept once (issue 35)."""
+        if not links:
+            return
+        aliases = self.aliases()
+        rows = [{"a": aliases.get(a.lower(), a), "rel": rel, "b": aliases.get(b.lower(), b)} for a, rel, b in links]
+        names = list(dict.fromkeys(n for r in rows for n in (r["a"], r["b"])))
+        self._rows("INSERT INTO entities (store_id, name) SELECT %(s)s, n FROM unnest(%(names)s::text[]) AS n"
+                   " ON CONFLICT DO NOTHING", {"names": names})
+        self._many("INSERT INTO entity_links (store_id, src, rel, dst) VALUES (%(s)s, %(a)s, %(rel)s, %(b)s)"
+                   " ON CONFLICT DO NOTHING", rows)
+
+    def entity_links(self, names: list[str]) -> list[tuple[str, str, str]]:
+        """(entity, relation, entity) edges touching these names (case-insensitive), as stored."""
+        wanted = sorted({n.lower() for n in names})
+        if not wanted:
+            return []
+        rows = self._rows(f"SELECT src, rel, dst FROM entity_links WHERE store_id = %(s)s"
+                          f" AND ({low('src')} = ANY(%(names)s) OR {low('dst')} = ANY(%(names)s)) ORDER BY src, rel, dst",
+                          {"names": wanted})
+        return [(a, rel, b) for a, rel, b in rows]
 
     def aliases(self) -> dict[str, str]:
         """Lower-cased alias → the entity's name."""
@@ -258,6 +278,22 @@ class PostgresGraph(CurationSql, UpkeepSql):
                           " GROUP BY src, rel, dst ORDER BY min(n), rel, dst",
                           {"ids": list(dict.fromkeys(ids)), **({"rels": list(relations)} if relations else {})})
         return [(src, rel, dst, float(weight if weight is not None else 1.0)) for src, rel, dst, weight, _n in rows]
+
+    def directed_neighbours(self, ids: list[str], relations: list[str] | None) -> list[tuple[str, str, str, float, bool]]:
+        """As `neighbours`, each edge with whether it points from the card of `ids` (issue 35)."""
+        if not ids:
+            return []
+        only = " WHERE rel = ANY(%(rels)s)" if relations else ""
+        rows = self._rows("WITH f(id, n) AS (SELECT * FROM unnest(%(ids)s::text[]) WITH ORDINALITY),"
+                          " hop(src, rel, dst, weight, n, out) AS ("
+                          " SELECT e.src, e.rel, e.dst, e.weight, f.n, true FROM f JOIN edges e"
+                          " ON e.store_id = %(s)s AND e.src = f.id"
+                          " UNION ALL SELECT e.dst, e.rel, e.src, e.weight, f.n, false FROM f JOIN edges e"
+                          f" ON e.store_id = %(s)s AND e.dst = f.id) SELECT src, rel, dst, min(weight), min(n), out FROM hop{only}"
+                          " GROUP BY src, rel, dst, out ORDER BY min(n), rel, dst, out DESC",
+                          {"ids": list(dict.fromkeys(ids)), **({"rels": list(relations)} if relations else {})})
+        return [(src, rel, dst, float(weight if weight is not None else 1.0), bool(out))
+                for src, rel, dst, weight, _n, out in rows]
 
     def fanout(self, ids: list[str]) -> dict[str, int]:
         """Relation name → how many cards outside `ids` it leads to from them (`explorable`)."""

@@ -66,12 +66,6 @@ def session_from(values: tuple[Any, ...]) -> dict[str, Any]:
     return row
 
 
-def first_source(sources: str | None) -> str | None:
-    """The session a card was first distilled from, out of its stored `sources` JSON."""
-    found = json.loads(sources or "[]")
-    return found[0]["session_id"] if found else None
-
-
 def cited(sources: str | None) -> frozenset[str] | None:
     """The sessions a card's stored sources JSON names; None when it cannot be read."""
     try:

@@ -133,8 +133,13 @@ class UpkeepSql:
             self.drop_forwards_to(ids)
 
     def remove_unmentioned_entities(self) -> int:
-        return len(self._rows("DELETE FROM entities e WHERE e.store_id = %(s)s AND NOT EXISTS (SELECT 1 FROM card_mentions m"
-                              " WHERE m.store_id = e.store_id AND m.entity = e.name) RETURNING e.name"))
+        # a category of the hierarchy ("connection pooler", issue 35) stays while an entity a
+        # card mentions is related to it; the other unmentioned ones go with their relations
+        return len(self._rows(
+            "DELETE FROM entities e WHERE e.store_id = %(s)s AND NOT EXISTS (SELECT 1 FROM card_mentions m"
+            " WHERE m.store_id = e.store_id AND m.entity = e.name) AND NOT EXISTS (SELECT 1 FROM entity_links l"
+            " JOIN card_mentions m ON m.store_id = l.store_id AND m.entity = CASE WHEN l.src = e.name THEN l.dst ELSE l.src END"
+            " WHERE l.store_id = e.store_id AND (l.src = e.name OR l.dst = e.name)) RETURNING e.name"))
 
     def add_missing_links(self, links: list["Link"]) -> None:
         self._insert_links(links, "DO NOTHING")
